@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The queenctl entry point: oclif finds the commands through oclif.manifest.json and dist/commands.
+import { execute } from '@oclif/core'
+
+await execute({ dir: import.meta.url })

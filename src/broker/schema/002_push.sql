@@ -1,0 +1,184 @@
+-- 002_push: queen.push_messages(), the one statement the engine runs per push batch.
+--
+-- Objects: type queen.push_row; function queen.push_messages(tenant, items jsonb, replay boolean).
+--
+-- Locking: queues are created in name order; queues with a cap (maxSize, maxPartitions) are locked FOR
+-- UPDATE in name order; partitions are created-or-locked by one INSERT .. ON CONFLICT DO UPDATE in
+-- (queue name, partition name) order. The partition row lock is held to commit, so positions become
+-- visible in increasing order (semantics.md 3.2) and concurrent duplicates resolve under it (3.3).
+--
+-- Items (one JSON object each): i (index in the batch), q (queue), p (partition), id (message id,
+-- UUIDv7 from the broker), tx (transaction id), gen (true when the broker generated tx, so no earlier
+-- message can carry it), tr (trace id), sub (producer sub), pl (payload), enc (payload is ciphertext),
+-- acc (acceptance time; spool replay passes the original one).
+--
+-- Result: one row per item: status queued | duplicate | failed, the message id (the original's for a
+-- duplicate), the partition id, and an error for failed items. Replay (p_replay) ignores maxSize and
+-- maxPartitions (a buffered answer was a promise) and the encryption re-check (ciphertext is stored as
+-- it was spooled).
+
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                 WHERE n.nspname = 'queen' AND t.typname = 'push_row') THEN
+    CREATE TYPE queen.push_row AS (
+      i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, pl jsonb, enc boolean,
+      acc timestamptz, queue_id uuid, partition_id uuid, status text, error text, result_id uuid
+    );
+  END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
+RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  v_now timestamptz := clock_timestamp();
+  v_rows queen.push_row[];
+BEGIN
+  -- 1. Auto-create missing queues, in name order (semantics.md 3.1).
+  INSERT INTO queen.queues (tenant, name, namespace, task)
+  SELECT p_tenant, n.q, split_part(n.q, '.', 1), split_part(n.q, '.', 2)
+  FROM (SELECT DISTINCT x.q FROM jsonb_to_recordset(p_items) AS x(q text)) n
+  WHERE NOT EXISTS (SELECT 1 FROM queen.queues e WHERE e.tenant = p_tenant AND e.name = n.q)
+  ORDER BY n.q
+  ON CONFLICT (tenant, name) DO NOTHING;
+
+  SELECT array_agg(ROW(x.i, x.q, x.p, x.id, x.tx, coalesce(x.gen, false), x.tr, x.sub, x.pl, coalesce(x.enc, false),
+                       coalesce(x.acc, v_now), qq.id, NULL, 'pending', NULL, NULL)::queen.push_row ORDER BY x.i)
+  INTO v_rows
+  FROM jsonb_to_recordset(p_items)
+       AS x(i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, pl jsonb, enc boolean, acc timestamptz)
+  JOIN queen.queues qq ON qq.tenant = p_tenant AND qq.name = x.q;
+
+  -- 2. Capped queues are locked (name order) so their caps are exact; items over a cap fail.
+  IF NOT p_replay AND EXISTS (
+    SELECT 1 FROM queen.queues qq WHERE qq.id IN (SELECT r.queue_id FROM unnest(v_rows) r)
+      AND (qq.max_size > 0 OR qq.max_partitions > 0)) THEN
+    PERFORM 1 FROM queen.queues qq
+    WHERE qq.id IN (SELECT r.queue_id FROM unnest(v_rows) r) AND (qq.max_size > 0 OR qq.max_partitions > 0)
+    ORDER BY qq.name FOR UPDATE;
+
+    -- New partitions beyond maxPartitions, in order of first appearance in the batch.
+    WITH wanted AS (
+      SELECT r.queue_id, r.p, min(r.i) AS first_i
+      FROM unnest(v_rows) r JOIN queen.queues qq ON qq.id = r.queue_id
+      WHERE qq.max_partitions > 0
+        AND NOT EXISTS (SELECT 1 FROM queen.partitions pp WHERE pp.queue_id = r.queue_id AND pp.name = r.p)
+      GROUP BY r.queue_id, r.p
+    ), ranked AS (
+      SELECT w.queue_id, w.p, row_number() OVER (PARTITION BY w.queue_id ORDER BY w.first_i) AS rn,
+             qq.max_partitions - (SELECT count(*) FROM queen.partitions pp WHERE pp.queue_id = w.queue_id) AS room,
+             qq.name AS qname, qq.max_partitions
+      FROM wanted w JOIN queen.queues qq ON qq.id = w.queue_id
+    )
+    SELECT array_agg(CASE WHEN k.queue_id IS NOT NULL
+                          THEN ROW(r.i, r.q, r.p, r.id, r.tx, r.gen, r.tr, r.sub, r.pl, r.enc, r.acc, r.queue_id, NULL,
+                                   'failed', format('queue ''%s'' has reached maxPartitions %s', k.qname, k.max_partitions),
+                                   NULL)::queen.push_row
+                          ELSE ROW(r.*)::queen.push_row END ORDER BY r.i)
+    INTO v_rows
+    FROM unnest(v_rows) r
+    LEFT JOIN ranked k ON k.queue_id = r.queue_id AND k.p = r.p AND k.rn > k.room;
+  END IF;
+
+  -- 3. Create or lock every partition the batch writes to, in canonical order.
+  WITH targets AS (
+    SELECT DISTINCT r.queue_id, r.q, r.p FROM unnest(v_rows) r WHERE r.status = 'pending'
+  ), locked AS (
+    INSERT INTO queen.partitions AS pp (queue_id, name)
+    SELECT t.queue_id, t.p FROM targets t ORDER BY t.q, t.p
+    ON CONFLICT (queue_id, name) DO UPDATE SET last_activity_at = v_now
+    RETURNING pp.id, pp.queue_id, pp.name
+  )
+  SELECT array_agg(ROW(r.i, r.q, r.p, r.id, r.tx, r.gen, r.tr, r.sub, r.pl, r.enc, r.acc, r.queue_id, l.id, r.status,
+                       r.error, NULL)::queen.push_row ORDER BY r.i)
+  INTO v_rows
+  FROM unnest(v_rows) r LEFT JOIN locked l ON l.queue_id = r.queue_id AND l.name = r.p;
+
+  -- 4. Per-item decisions: encryption re-check, dedup (earlier messages, tombstones, earlier in this
+  --    batch), maxSize.
+  WITH base AS (
+    SELECT r.*, qq.encryption_enabled, qq.dedup_window_seconds, qq.max_size, qq.stored_messages, qq.name AS qname
+    FROM unnest(v_rows) r JOIN queen.queues qq ON qq.id = r.queue_id
+  ), checked AS (
+    SELECT b.*,
+      CASE
+        WHEN b.status <> 'pending' THEN NULL
+        WHEN NOT p_replay AND b.encryption_enabled <> b.enc THEN NULL
+        WHEN b.dedup_window_seconds = 0 OR (b.gen AND NOT p_replay) THEN NULL
+        ELSE coalesce(
+          (SELECT m.id FROM queen.messages m
+            WHERE m.partition_id = b.partition_id AND m.transaction_id = b.tx
+              AND m.accepted_at >= b.acc - make_interval(secs => b.dedup_window_seconds)
+            ORDER BY m.position DESC LIMIT 1),
+          (SELECT d.message_id FROM queen.dedup_entries d
+            WHERE d.partition_id = b.partition_id AND d.transaction_id = b.tx
+              AND d.accepted_at >= b.acc - make_interval(secs => b.dedup_window_seconds)))
+      END AS earlier_id,
+      CASE WHEN b.status = 'pending' AND b.dedup_window_seconds > 0 THEN
+        first_value(b.id) OVER (PARTITION BY b.partition_id, b.tx ORDER BY b.i)
+      END AS first_in_batch_id
+    FROM base b
+  ), decided AS (
+    SELECT c.*,
+      CASE
+        WHEN c.status <> 'pending' THEN c.status
+        WHEN NOT p_replay AND c.encryption_enabled <> c.enc THEN 'failed'
+        WHEN c.earlier_id IS NOT NULL THEN 'duplicate'
+        WHEN c.first_in_batch_id IS NOT NULL AND c.first_in_batch_id <> c.id THEN 'duplicate'
+        ELSE 'accept'
+      END AS decision
+    FROM checked c
+  ), sized AS (
+    SELECT d.*,
+      CASE WHEN d.decision = 'accept' AND NOT p_replay AND d.max_size > 0
+        THEN d.stored_messages + count(*) FILTER (WHERE d.decision = 'accept')
+               OVER (PARTITION BY d.queue_id ORDER BY d.i ROWS UNBOUNDED PRECEDING) > d.max_size
+        ELSE false END AS over_size
+    FROM decided d
+  )
+  SELECT array_agg(ROW(s.i, s.q, s.p, s.id, s.tx, s.gen, s.tr, s.sub, s.pl, s.enc, s.acc, s.queue_id, s.partition_id,
+      CASE WHEN s.over_size THEN 'failed' WHEN s.decision = 'accept' THEN 'queued' ELSE s.decision END,
+      CASE
+        WHEN s.over_size THEN format('queue ''%s'' is full (maxSize %s)', s.qname, s.max_size)
+        WHEN s.decision = 'failed' AND s.status = 'pending' THEN 'encryption_mismatch'
+        ELSE s.error END,
+      CASE
+        WHEN s.over_size OR s.decision = 'failed' THEN NULL
+        WHEN s.decision = 'accept' THEN s.id
+        ELSE coalesce(s.earlier_id, s.first_in_batch_id) END)::queen.push_row ORDER BY s.i)
+  INTO v_rows
+  FROM sized s;
+
+  -- 5. Store the accepted messages with positions taken from the locked partitions. created_at never
+  --    decreases along positions: it is at least the partition's newest created_at.
+  WITH accepted AS (
+    SELECT r.*, row_number() OVER (PARTITION BY r.partition_id ORDER BY r.i) AS nth
+    FROM unnest(v_rows) r WHERE r.status = 'queued'
+  ), placed AS (
+    SELECT a.*, pp.next_position + a.nth - 1 AS position,
+           greatest(v_now, coalesce(pp.newest_created_at, v_now)) AS created_at
+    FROM accepted a JOIN queen.partitions pp ON pp.id = a.partition_id
+  ), inserted AS (
+    INSERT INTO queen.messages (partition_id, position, id, transaction_id, payload, is_encrypted, trace_id,
+                                producer_sub, created_at, accepted_at)
+    SELECT pl.partition_id, pl.position, pl.id, pl.tx, coalesce(pl.pl, 'null'::jsonb), pl.enc, pl.tr, pl.sub,
+           pl.created_at, pl.acc
+    FROM placed pl ORDER BY pl.partition_id, pl.position
+    RETURNING queen.messages.partition_id, queen.messages.created_at
+  ), per_partition AS (
+    SELECT ins.partition_id, count(*) AS n, max(ins.created_at) AS newest FROM inserted ins GROUP BY ins.partition_id
+  ), moved AS (
+    UPDATE queen.partitions pp
+    SET next_position = pp.next_position + pc.n, newest_created_at = pc.newest, last_activity_at = v_now
+    FROM per_partition pc WHERE pp.id = pc.partition_id
+    RETURNING pp.queue_id, pc.n
+  )
+  UPDATE queen.queues qq SET stored_messages = qq.stored_messages + sums.n
+  FROM (SELECT mv.queue_id, sum(mv.n) AS n FROM moved mv GROUP BY mv.queue_id) sums
+  WHERE qq.id = sums.queue_id AND qq.max_size > 0;
+
+  RETURN QUERY SELECT r.i, r.status, r.result_id, r.partition_id, r.error FROM unnest(v_rows) r ORDER BY r.i;
+END;
+$fn$;

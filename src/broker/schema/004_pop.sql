@@ -1,0 +1,200 @@
+-- 004_pop: queen.pop_messages(), one call per pop request (semantics.md section 4).
+--
+-- Objects: function queen.pop_messages.
+--
+-- Locking: takes consumer rows (partition, group) FOR UPDATE SKIP LOCKED, one partition at a time in
+-- least-recently-served order; never locks partition rows, so pops never wait for pushes. A row another
+-- pop is claiming at this instant is skipped, not waited for (4.5).
+--
+-- Parameters: queue id; partition id (NULL = wildcard); group ('__QUEUE_MODE__' = queue mode); batch;
+-- max partitions to claim; lease id of this pop; auto-ack; subscription mode for a named group's first
+-- contact ('all' | 'new' | 'from') and its start time for 'from'.
+--
+-- Result rows: kind = 'message' (one per delivered message, grouped by partition, in position order),
+-- or a single row 'lease_held' / 'window_buffer' (specific-partition pops only). No row: nothing
+-- deliverable.
+
+CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue_id uuid, p_partition_id uuid, p_group text, p_batch integer,
+                                              p_max_partitions integer, p_lease_id uuid, p_auto_ack boolean,
+                                              p_sub_mode text, p_sub_from timestamptz)
+RETURNS TABLE (kind text, partition_id uuid, partition_name text, message_id uuid, transaction_id text, trace_id uuid,
+               payload jsonb, is_encrypted boolean, producer_sub text, created_at text, retry_count integer)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  v_now timestamptz := clock_timestamp();
+  q queen.queues%ROWTYPE;
+  v_start timestamptz;
+  v_remaining integer := p_batch;
+  v_claimed integer := 0;
+  v_slack integer;
+  v_count integer;
+  v_last bigint;
+  v_skip_to bigint;
+  v_delay_cutoff timestamptz;
+  cand record;
+  c queen.consumers%ROWTYPE;
+  m record;
+BEGIN
+  SELECT * INTO q FROM queen.queues WHERE id = p_queue_id;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  v_delay_cutoff := v_now - make_interval(secs => q.delayed_processing_seconds);
+
+  -- A named group's subscription is recorded at first contact and never changed by later pops (4.6).
+  IF p_group <> '__QUEUE_MODE__' THEN
+    SELECT s.start_at INTO v_start FROM queen.subscriptions s
+    WHERE s.queue_id = p_queue_id AND s.consumer_group = p_group;
+    IF NOT FOUND THEN
+      v_start := CASE p_sub_mode WHEN 'new' THEN v_now WHEN 'from' THEN p_sub_from END;
+      INSERT INTO queen.subscriptions (queue_id, consumer_group, mode, start_at)
+      VALUES (p_queue_id, p_group, coalesce(p_sub_mode, 'all'), v_start)
+      ON CONFLICT DO NOTHING;
+      IF NOT FOUND THEN
+        SELECT s.start_at INTO v_start FROM queen.subscriptions s
+        WHERE s.queue_id = p_queue_id AND s.consumer_group = p_group;
+      END IF;
+    END IF;
+  END IF;
+
+  -- Candidates: partitions with a message above the group's cursor and no live lease, least recently
+  -- served first (never served first), ties by partition id.
+  FOR cand IN
+    SELECT p.id, p.name, p.newest_created_at, (c0.partition_id IS NOT NULL) AS has_row
+    FROM queen.partitions p
+    LEFT JOIN queen.consumers c0 ON c0.partition_id = p.id AND c0.consumer_group = p_group
+    WHERE p.queue_id = p_queue_id
+      AND (p_partition_id IS NULL OR p.id = p_partition_id)
+      AND p.next_position - 1 > coalesce(c0.cursor_position, 0)
+      AND (p_partition_id IS NOT NULL OR c0.lease_id IS NULL OR c0.lease_expires_at <= v_now)
+    ORDER BY c0.last_served_at ASC NULLS FIRST, p.id
+  LOOP
+    EXIT WHEN v_remaining <= 0 OR v_claimed >= p_max_partitions;
+
+    IF NOT cand.has_row THEN
+      INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at)
+      VALUES (cand.id, p_group, p_queue_id, v_start)
+      ON CONFLICT DO NOTHING;
+    END IF;
+    SELECT * INTO c FROM queen.consumers k
+    WHERE k.partition_id = cand.id AND k.consumer_group = p_group
+    FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+      IF p_partition_id IS NOT NULL THEN
+        kind := 'lease_held';
+        RETURN NEXT;
+        RETURN;
+      END IF;
+      CONTINUE;
+    END IF;
+
+    IF c.lease_id IS NOT NULL THEN
+      IF c.lease_expires_at > v_now THEN
+        IF p_partition_id IS NOT NULL THEN
+          kind := 'lease_held';
+          RETURN NEXT;
+          RETURN;
+        END IF;
+        CONTINUE;
+      END IF;
+      -- An expired lease met by a pop is reclaimed here rather than waiting for the reclaim cycle.
+      PERFORM queen.reclaim_lease(c.partition_id, c.consumer_group);
+      SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
+    END IF;
+
+    -- Subscription start not passed yet: messages created before it are skipped (they form a prefix,
+    -- since created_at never decreases along positions).
+    IF c.start_at IS NOT NULL THEN
+      IF EXISTS (SELECT 1 FROM queen.messages x WHERE x.partition_id = cand.id AND x.position > c.cursor_position
+                 AND x.created_at < c.start_at) THEN
+        SELECT x.position INTO v_skip_to FROM queen.messages x
+        WHERE x.partition_id = cand.id AND x.created_at < c.start_at
+        ORDER BY x.position DESC LIMIT 1;
+        c.cursor_position := greatest(c.cursor_position, v_skip_to);
+      END IF;
+      IF c.start_at <= v_now THEN
+        c.start_at := NULL;
+      END IF;
+      UPDATE queen.consumers k SET cursor_position = c.cursor_position, start_at = c.start_at
+      WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
+      DELETE FROM queen.message_states s
+      WHERE s.partition_id = cand.id AND s.consumer_group = p_group AND s.position <= c.cursor_position;
+    END IF;
+
+    -- windowBuffer: the whole partition waits until its newest message is old enough (4.3).
+    IF q.window_buffer_seconds > 0
+       AND cand.newest_created_at > v_now - make_interval(secs => q.window_buffer_seconds) THEN
+      IF p_partition_id IS NOT NULL THEN
+        kind := 'window_buffer';
+        RETURN NEXT;
+        RETURN;
+      END IF;
+      CONTINUE;
+    END IF;
+
+    -- The deliverable prefix: unsettled messages above the cursor in position order, stopping at the
+    -- first one still inside delayedProcessing or waiting for its retry time (order holds, 4.3).
+    SELECT count(*) INTO v_slack FROM queen.message_states s
+    WHERE s.partition_id = cand.id AND s.consumer_group = p_group AND s.position > c.cursor_position AND s.settled;
+
+    v_count := 0;
+    FOR m IN
+      SELECT t.* FROM (
+        SELECT mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload, mm.is_encrypted, mm.producer_sub,
+               mm.created_at, coalesce(s.settled, false) AS settled, coalesce(s.failures, 0) AS failures,
+               sum(CASE WHEN NOT coalesce(s.settled, false)
+                             AND (s.retry_at > v_now OR mm.created_at > v_delay_cutoff) THEN 1 ELSE 0 END)
+                 OVER (ORDER BY mm.position) AS blocked
+        FROM (SELECT x.* FROM queen.messages x
+              WHERE x.partition_id = cand.id AND x.position > c.cursor_position
+              ORDER BY x.position LIMIT v_remaining + v_slack) mm
+        LEFT JOIN queen.message_states s
+          ON s.partition_id = cand.id AND s.consumer_group = p_group AND s.position = mm.position
+      ) t
+      WHERE t.blocked = 0 AND NOT t.settled
+      ORDER BY t.position
+      LIMIT v_remaining
+    LOOP
+      v_count := v_count + 1;
+      v_last := m.position;
+      kind := 'message';
+      partition_id := cand.id;
+      partition_name := cand.name;
+      message_id := m.id;
+      transaction_id := m.transaction_id;
+      trace_id := m.trace_id;
+      payload := m.payload;
+      is_encrypted := m.is_encrypted;
+      producer_sub := m.producer_sub;
+      created_at := to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+      retry_count := m.failures;
+      RETURN NEXT;
+    END LOOP;
+
+    IF v_count = 0 THEN
+      CONTINUE;
+    END IF;
+
+    IF p_auto_ack THEN
+      -- At-most-once: settled at delivery, in this transaction; no lease (4.8). Every message up to
+      -- v_last is now settled (the delivered ones are exactly the unsettled ones there).
+      UPDATE queen.consumers k
+      SET cursor_position = v_last, last_served_at = v_now, last_consumed_at = v_now,
+          total_consumed = k.total_consumed + v_count, batches_consumed = k.batches_consumed + 1
+      WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
+      DELETE FROM queen.message_states s
+      WHERE s.partition_id = cand.id AND s.consumer_group = p_group AND s.position <= v_last;
+      PERFORM queen.settle_forward(cand.id, p_group);
+    ELSE
+      UPDATE queen.consumers k
+      SET lease_id = p_lease_id, lease_expires_at = v_now + make_interval(secs => q.lease_time_seconds),
+          lease_to = v_last, last_served_at = v_now, batches_consumed = k.batches_consumed + 1
+      WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
+    END IF;
+
+    v_remaining := v_remaining - v_count;
+    v_claimed := v_claimed + 1;
+  END LOOP;
+END;
+$fn$;

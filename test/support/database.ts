@@ -1,0 +1,42 @@
+/**
+ * A database of its own for each test file, cloned from the template that global setup built with our
+ * schema-apply code. A file's database is dropped when the file passes and kept (with its name printed)
+ * when a test failed, for inspection.
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { inject } from 'vitest'
+
+/** Connection settings of the test server (no database chosen). */
+export function serverConnection(): pg.ClientConfig {
+  return { ...inject('pgConnection') }
+}
+
+/** Creates a fresh database from the template and returns its name. */
+export async function createTestDatabase(label = 'test'): Promise<string> {
+  const name = `queen_${label.replace(/[^a-z0-9_]/gi, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`.toLowerCase()
+  const admin = new pg.Client(serverConnection())
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`)
+  } finally {
+    await admin.end()
+  }
+  return name
+}
+
+/** Drops a test database (terminating leftover sessions). */
+export async function dropTestDatabase(name: string): Promise<void> {
+  const admin = new pg.Client(serverConnection())
+  await admin.connect()
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** Connection config for a test database. */
+export function databaseConnection(database: string): pg.ClientConfig {
+  return { ...serverConnection(), database }
+}
