@@ -14,7 +14,8 @@ export function serverConnection(): pg.ClientConfig {
 
 /** Creates a fresh database from the template and returns its name. */
 export async function createTestDatabase(label = 'test'): Promise<string> {
-  const name = `queen_${label.replace(/[^a-z0-9_]/gi, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`.toLowerCase()
+  const name =
+    `queen_${label.replace(/[^a-z0-9_]/gi, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`.toLowerCase()
   const admin = new pg.Client(serverConnection())
   await admin.connect()
   try {

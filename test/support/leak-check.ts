@@ -1,11 +1,17 @@
 /**
- * Fails any test that leaves a broker, pool or background service running (style.md 3.11). Resources
- * register themselves through trackResource() in test/support and are removed when closed.
+ * Fails any test that leaves a broker, pool or background service running (style.md 3.11): resources a
+ * test opened must be closed when it ends, and resources of beforeAll hooks when the file ends.
  */
-import { afterEach, expect } from 'vitest'
+import { afterAll, afterEach, expect } from 'vitest'
 import { openResources } from './resources.js'
 
 afterEach(() => {
-  const leaked = [...openResources()]
+  const test = expect.getState().currentTestName
+  const leaked = openResources(test)
   expect(leaked, `resources left open by this test: ${leaked.join(', ')}`).toEqual([])
+})
+
+afterAll(() => {
+  const leaked = openResources()
+  expect(leaked, `resources left open by this file: ${leaked.join(', ')}`).toEqual([])
 })

@@ -99,7 +99,8 @@ function run(file: string, args: string[], user: SystemUser | undefined): Promis
       args,
       { uid: user?.uid, gid: user?.gid, env: { ...process.env, LC_ALL: 'C', LANG: 'C' }, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`${path.basename(file)} failed: ${stderr.trim() || error.message}`, { cause: error }))
+        if (error)
+          reject(new Error(`${path.basename(file)} failed: ${stderr.trim() || error.message}`, { cause: error }))
         else resolve({ stdout, stderr })
       },
     )
@@ -135,7 +136,9 @@ async function takeBrokerLock(dataDir: string): Promise<() => Promise<void>> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     const owner = JSON.parse(await readFile(lockFile, 'utf8').catch(() => '{}')) as { pid?: number; host?: string }
     if (owner.pid && owner.pid !== process.pid && owner.host === hostname() && pidIsAlive(owner.pid)) {
-      throw new Error(`QUEEN_DATA_DIR=${dataDir} is in use by another broker (pid ${owner.pid}); give each broker its own`)
+      throw new Error(
+        `QUEEN_DATA_DIR=${dataDir} is in use by another broker (pid ${owner.pid}); give each broker its own`,
+      )
     }
     await writeFile(lockFile, content, { mode: 0o600 })
   }
@@ -245,7 +248,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await rm(clusterDir, { recursive: true, force: true })
       connection = await initialiseCluster(clusterDir, dataDir, binaries, user)
     } else if (!connection) {
-      throw new Error(`${path.join(dataDir, CREDENTIALS_FILE)} is missing: the cluster in ${clusterDir} cannot be opened`)
+      throw new Error(
+        `${path.join(dataDir, CREDENTIALS_FILE)} is missing: the cluster in ${clusterDir} cannot be opened`,
+      )
     } else {
       await stopOrphan(clusterDir, binaries, user)
     }

@@ -42,8 +42,17 @@ export function classifyPgError(error: unknown): PgErrorClass {
   return 'other'
 }
 
+/** Thrown by the engines when PostgreSQL is unreachable: nothing of the request was stored. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(describeDbFailure(cause), { cause })
+    this.name = 'DatabaseUnavailableError'
+  }
+}
+
 /** A short, stack-free description of a database failure for answers to clients. */
 export function describeDbFailure(error: unknown): string {
+  if (error instanceof DatabaseUnavailableError) return error.message
   const klass = classifyPgError(error)
   const code = (error as { code?: unknown } | null)?.code
   if (klass === 'unavailable') {

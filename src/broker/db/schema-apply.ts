@@ -61,7 +61,12 @@ export function loadSchemaFiles(): SchemaFile[] {
     .sort()
     .map((name) => {
       const sql = readFileSync(`${schemaDir}${name}`, 'utf8')
-      return { name, number: Number.parseInt(name.slice(0, 3), 10), sql, checksum: createHash('sha256').update(sql).digest('hex') }
+      return {
+        name,
+        number: Number.parseInt(name.slice(0, 3), 10),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      }
     })
 }
 
@@ -100,7 +105,9 @@ export async function installedSchemaVersion(client: pg.ClientBase): Promise<num
     "SELECT to_regclass('queen.schema_ledger') IS NOT NULL AS present",
   )
   if (!exists.rows[0]?.present) return 0
-  const result = await client.query<{ version: number | null }>('SELECT max(file_number) AS version FROM queen.schema_ledger')
+  const result = await client.query<{ version: number | null }>(
+    'SELECT max(file_number) AS version FROM queen.schema_ledger',
+  )
   return result.rows[0]?.version ?? 0
 }
 
@@ -132,7 +139,8 @@ export async function applySchema(
     const ledger = await readLedger(client)
     const planned = files.map((file) => {
       const recorded = ledger.get(file.name)
-      const status: SchemaFileStatus = recorded === undefined ? 'new' : recorded === file.checksum ? 'unchanged' : 'changed'
+      const status: SchemaFileStatus =
+        recorded === undefined ? 'new' : recorded === file.checksum ? 'unchanged' : 'changed'
       hooks.onFile?.(file.name, status, 0)
       return { name: file.name, status, ms: 0 }
     })
@@ -141,7 +149,9 @@ export async function applySchema(
 
   const lockStart = Date.now()
   await client.query(`SET lock_timeout = ${Math.max(0, Math.trunc(options.lockTimeoutMs ?? 60_000))}`)
-  const immediate = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SCHEMA_LOCK_KEY])
+  const immediate = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+    SCHEMA_LOCK_KEY,
+  ])
   if (!immediate.rows[0]?.locked) {
     hooks.onLockWait?.(await lockHolder(client))
     await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY])

@@ -35,7 +35,9 @@ describe('sql functions', () => {
     const q = await client.query("SELECT id FROM queen.queues WHERE name='orders'")
     const lease = randomUUID()
     const popped = await client.query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
-      q.rows[0].id, '__QUEUE_MODE__', lease,
+      q.rows[0].id,
+      '__QUEUE_MODE__',
+      lease,
     ])
     expect(popped.rows.map((r) => r.transaction_id)).toEqual(['t1', 't2'])
     const pid = popped.rows[0].partition_id

@@ -1,0 +1,103 @@
+/**
+ * Builds the broker's fastify app (never listens, so tests drive it with `inject` or a port-0 listener):
+ * body parsing, request ids, error rendering, the not-found rule, and every route family.
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { BrokerServices } from './services.js'
+import { BrokerError } from './errors.js'
+import { installBodyParsing } from './http/body-parsing.js'
+import { registerAckRoutes } from './http/routes/ack.js'
+import { registerConsumerGroupRoutes } from './http/routes/consumer-groups.js'
+import { registerDlqRoutes } from './http/routes/dlq.js'
+import { registerHealthRoutes } from './http/routes/health.js'
+import { registerLeaseRoutes } from './http/routes/lease.js'
+import { registerPopRoutes } from './http/routes/pop.js'
+import { registerPushRoutes } from './http/routes/push.js'
+import { registerQueueRoutes } from './http/routes/queues.js'
+import { registerTraceRoutes } from './http/routes/traces.js'
+import { registerTransactionRoutes } from './http/routes/transaction.js'
+
+/** Options of {@link buildApp}. */
+export interface BuildAppOptions {
+  /** pino options for fastify's logger, or false (tests). */
+  logger?: FastifyServerOptions['logger']
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    broker: BrokerServices
+  }
+}
+
+const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
+
+/** Builds the app around running broker services. */
+export async function buildApp(services: BrokerServices, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: services.config.maxBodyBytes,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Per-request lines would be thousands per second; requests are summarised by the periodic rates block.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false },
+  })
+  app.decorate('broker', services)
+  installBodyParsing(app)
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id)
+  })
+
+  app.setErrorHandler((error: FastifyError | BrokerError, request, reply) => {
+    if (error instanceof BrokerError) {
+      return reply.code(error.statusCode).send({ error: error.message, code: error.code })
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        void reply.header('Connection', 'close')
+        return reply
+          .code(413)
+          .send({
+            error: `Request body is larger than ${services.config.maxBodyBytes} bytes`,
+            code: 'QUEEN_ERR_BODY_TOO_LARGE',
+          })
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.code(400).send({ error: 'Content-Length does not match the body', code: 'QUEEN_ERR_VALIDATION' })
+      default:
+        break
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ error: error.message, code: 'QUEEN_ERR_VALIDATION' })
+    }
+    request.log.error({ err: error }, 'request failed')
+    return reply.code(500).send({ error: 'internal error', code: 'QUEEN_ERR_INTERNAL' })
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/'
+    const message = `Route ${request.method} ${path} not found`
+    if (request.method !== 'GET' || API_PREFIXES.some((prefix) => path.startsWith(prefix))) {
+      return reply.code(404).send({ error: message, code: 'QUEEN_ERR_ROUTE_NOT_FOUND' })
+    }
+    // The dashboard (a later issue) serves the SPA fallback here; until then every unknown GET is a 404.
+    return reply.code(404).send({ error: message, code: 'QUEEN_ERR_ROUTE_NOT_FOUND' })
+  })
+
+  registerHealthRoutes(app)
+  registerPushRoutes(app)
+  registerPopRoutes(app)
+  registerAckRoutes(app)
+  registerLeaseRoutes(app)
+  registerTransactionRoutes(app)
+  registerQueueRoutes(app)
+  registerDlqRoutes(app)
+  registerConsumerGroupRoutes(app)
+  registerTraceRoutes(app)
+  await app.ready()
+  return app
+}

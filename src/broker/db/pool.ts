@@ -1,0 +1,93 @@
+/**
+ * The PostgreSQL pool of the broker, with the timeouts of operations.md 2.3, and a helper to run a
+ * function inside one transaction.
+ */
+import pg from 'pg'
+import type { QueryName } from './queries/index.js'
+import { SQL } from './queries/index.js'
+
+// Return int8 (counts, positions) as JavaScript numbers: they stay far below 2^53 here.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
+
+/** Where and how to connect. */
+export interface PoolSettings {
+  host: string
+  port: number
+  user: string
+  password: string
+  database: string
+  ssl?: pg.ConnectionConfig['ssl']
+  poolSize: number
+  idleTimeoutMs: number
+  connectionTimeoutMs: number
+  statementTimeoutMs: number
+  lockTimeoutMs: number
+  keepalivesIdleSeconds: number
+  applicationName: string
+}
+
+/** pg client settings shared by the pool and the dedicated connections (health probe, listener). */
+export function clientConfig(settings: PoolSettings): pg.ClientConfig {
+  return {
+    host: settings.host,
+    port: settings.port,
+    user: settings.user,
+    password: settings.password,
+    database: settings.database,
+    ssl: settings.ssl,
+    application_name: settings.applicationName,
+    connectionTimeoutMillis: settings.connectionTimeoutMs,
+    statement_timeout: settings.statementTimeoutMs,
+    lock_timeout: settings.lockTimeoutMs,
+    // A silent network drop is caught by the client-side deadline one second after the server's own.
+    query_timeout: settings.statementTimeoutMs + 1000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: settings.keepalivesIdleSeconds * 1000,
+  }
+}
+
+/** Creates the request pool. */
+export function createPool(settings: PoolSettings): pg.Pool {
+  return new pg.Pool({
+    ...clientConfig(settings),
+    max: settings.poolSize,
+    idleTimeoutMillis: settings.idleTimeoutMs,
+  })
+}
+
+/** Runs a registered statement. */
+export async function runQuery<Row extends pg.QueryResultRow>(
+  db: pg.Pool | pg.ClientBase,
+  name: QueryName,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  // Named, so pg prepares each statement once per connection.
+  const result = await db.query<Row>({ name, text: SQL[name], values })
+  return result.rows
+}
+
+/** Runs `work` inside BEGIN/COMMIT on one pooled connection; rolls back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+/** Runs a registered statement that returns no rows; resolves with the number of rows it changed. */
+export async function executeQuery(
+  db: pg.Pool | pg.ClientBase,
+  name: QueryName,
+  values: unknown[] = [],
+): Promise<number> {
+  const result = await db.query({ name, text: SQL[name], values })
+  return result.rowCount ?? 0
+}

@@ -1,0 +1,2 @@
+-- The readiness probe's round trip.
+SELECT 1 AS ok

@@ -1,0 +1,127 @@
+/**
+ * The ack path (semantics.md section 6): validated acks -> group commit -> one queen.ack_messages() call
+ * per batch -> one result per item -> wake-ups for released leases. Same isolation rules as pushes:
+ * deadlocks retried in place, an outage reported to every request, any other batch failure retried
+ * request by request.
+ */
+import type pg from 'pg'
+import { runQuery } from '../db/pool.js'
+import { retryOnConflict } from '../db/retry.js'
+import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
+import { MicroBatcher } from './micro-batcher.js'
+
+/** Normalised ack status. */
+export type AckStatus = 'completed' | 'failed' | 'dlq' | 'retry'
+
+/** One validated acknowledgement. */
+export interface AckItem {
+  transactionId: string
+  partitionId: string
+  group: string
+  leaseId: string | null
+  status: AckStatus
+  error: string | null
+}
+
+/** The result of one acknowledgement (http-api.md 4.4, before wire naming). */
+export interface AckOutcome {
+  transactionId: string
+  success: boolean
+  error: string | null
+  queueName: string | null
+  partitionName: string | null
+  leaseReleased: boolean | null
+  dlq: boolean
+  alreadyAcked: boolean
+}
+
+interface AckRow {
+  idx: number
+  success: boolean
+  error: string | null
+  lease_released: boolean | null
+  dlq: boolean
+  already_acked: boolean
+  queue_name: string | null
+  partition_name: string | null
+}
+
+/** Hears about released leases (parked pops may now get that partition). */
+export interface AckListener {
+  leaseReleased(tenant: string, queue: string, partition: string): void
+}
+
+/** Applies acknowledgements with group commit. */
+export class AckEngine {
+  private readonly batcher: MicroBatcher<AckItem[], AckOutcome[]>
+
+  private readonly pool: pg.Pool
+  private readonly listener: AckListener
+
+  constructor(pool: pg.Pool, listener: AckListener, options: { maxInFlight: number; maxBatchItems: number }) {
+    this.pool = pool
+    this.listener = listener
+    this.batcher = new MicroBatcher((requests) => this.runBatch(requests), {
+      maxInFlight: options.maxInFlight,
+      maxWeight: options.maxBatchItems,
+      weight: (items) => items.length,
+    })
+  }
+
+  /** Applies the acks of one request; one outcome per item, in order. */
+  async ack(tenant: string, items: AckItem[]): Promise<AckOutcome[]> {
+    if (items.length === 0) return []
+    const outcomes = await this.batcher.submit(items)
+    for (const outcome of outcomes) {
+      if (outcome.leaseReleased && outcome.queueName && outcome.partitionName) {
+        this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
+      }
+    }
+    return outcomes
+  }
+
+  /** Runs acks inside a caller's transaction (POST /api/v1/transaction), without batching. */
+  async ackInTransaction(client: pg.ClientBase, items: AckItem[]): Promise<AckOutcome[]> {
+    return this.apply(client, [items]).then((results) => results[0]!)
+  }
+
+  private async runBatch(requests: AckItem[][]): Promise<AckOutcome[][]> {
+    try {
+      return await retryOnConflict(() => this.apply(this.pool, requests))
+    } catch (error) {
+      if (classifyPgError(error) === 'unavailable') throw new DatabaseUnavailableError(error)
+      if (requests.length === 1) throw error
+      return Promise.all(requests.map(async (request) => (await this.runBatch([request]))[0]!))
+    }
+  }
+
+  private async apply(db: pg.Pool | pg.ClientBase, requests: AckItem[][]): Promise<AckOutcome[][]> {
+    const wire = requests.flat().map((item, index) => ({
+      i: index,
+      pid: item.partitionId,
+      tx: item.transactionId,
+      g: item.group,
+      l: item.leaseId,
+      st: item.status,
+      err: item.error,
+    }))
+    const rows = await runQuery<AckRow>(db, 'messageAck', [JSON.stringify(wire)])
+    const byIndex = new Map(rows.map((row) => [row.idx, row]))
+    let offset = 0
+    return requests.map((items) =>
+      items.map((item) => {
+        const row = byIndex.get(offset++)
+        return {
+          transactionId: item.transactionId,
+          success: row?.success ?? false,
+          error: row ? row.error : 'ack was not applied',
+          queueName: row?.queue_name ?? null,
+          partitionName: row?.partition_name ?? null,
+          leaseReleased: row?.lease_released ?? null,
+          dlq: row?.dlq ?? false,
+          alreadyAcked: row?.already_acked ?? false,
+        }
+      }),
+    )
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Parked long-poll pops (semantics.md 4.7). Waiters with the same (tenant, queue, partition filter,
+ * group) share one re-check: on a wake, the oldest waiter tries its pop; if it got messages the next one
+ * tries, and the first empty attempt ends the round, so thousands of waiters cost one query per key per
+ * wake. Wakes come from local pushes, lease releases, hints from other replicas and a backoff timer
+ * (100 ms for the first 3 empty checks, then doubling up to 1 s), because messages also become
+ * deliverable by time (delays, window buffers, retry times, lease expiry). No database connection is
+ * held while parked.
+ */
+
+/** Identifies the pops that share a re-check. */
+export interface WaitKey {
+  tenant: string
+  queue: string
+  /** A partition name, or null for wildcard pops. */
+  partition: string | null
+  group: string
+}
+
+/** Result of one attempt of a parked pop. */
+export type AttemptResult = 'delivered' | 'empty'
+
+/** How a waiter ended without messages. */
+export type WaiterEnd = 'timeout' | 'shutdown' | 'cancelled'
+
+/** One parked pop. */
+export interface ParkedPop {
+  /** Tries the pop; on messages it answers the client itself and returns 'delivered'. */
+  attempt: () => Promise<AttemptResult>
+  /** Answers the client without messages. */
+  end: (reason: WaiterEnd) => void
+  /** Absolute deadline (epoch ms). */
+  deadline: number
+}
+
+/** Backoff of the periodic re-check. */
+export interface WaitBackoff {
+  initialIntervalMs: number
+  backoffThreshold: number
+  backoffMultiplier: number
+  maxIntervalMs: number
+}
+
+interface Waiter extends ParkedPop {
+  busy: boolean
+  finished: boolean
+  expired: boolean
+  timer: NodeJS.Timeout | undefined
+}
+
+interface KeyState {
+  key: WaitKey
+  waiters: Waiter[]
+  running: boolean
+  dirty: boolean
+  emptyChecks: number
+  timer: NodeJS.Timeout | undefined
+}
+
+/** Where a wake came from (for metrics). */
+export type WakeSource = 'local' | 'mesh' | 'pg_notify' | 'timer'
+
+/** The registry of parked pops of this broker. */
+export class PopWaiters {
+  private readonly states = new Map<string, KeyState>()
+  private count = 0
+  private closed = false
+
+  private readonly backoff: WaitBackoff
+  private readonly onError: (error: unknown) => void
+
+  constructor(backoff: WaitBackoff, onError: (error: unknown) => void) {
+    this.backoff = backoff
+    this.onError = onError
+  }
+
+  /** Parked pops right now. */
+  get parked(): number {
+    return this.count
+  }
+
+  /**
+   * Parks a pop until an attempt delivers, its deadline passes, the broker shuts down, or the returned
+   * cancel function is called (client disconnect).
+   */
+  park(key: WaitKey, pop: ParkedPop): () => void {
+    if (this.closed) {
+      pop.end('shutdown')
+      return () => undefined
+    }
+    const id = keyId(key)
+    let state = this.states.get(id)
+    if (!state) {
+      state = { key, waiters: [], running: false, dirty: false, emptyChecks: 0, timer: undefined }
+      this.states.set(id, state)
+    }
+    const current = state
+    const waiter: Waiter = { ...pop, busy: false, finished: false, expired: false, timer: undefined }
+    waiter.timer = setTimeout(() => this.expire(waiter, current), Math.max(0, pop.deadline - Date.now()))
+    current.waiters.push(waiter)
+    this.count += 1
+    this.scheduleTimer(current)
+    return () => this.finish(waiter, current, 'cancelled')
+  }
+
+  /** Re-checks the waiters of a queue (all partitions, or wildcard waiters and that partition's). */
+  wake(tenant: string, queue: string, partition: string | null, _source: WakeSource = 'local'): void {
+    for (const state of this.states.values()) {
+      const key = state.key
+      if (key.tenant !== tenant || key.queue !== queue) continue
+      if (partition !== null && key.partition !== null && key.partition !== partition) continue
+      state.emptyChecks = 0
+      void this.recheck(state)
+    }
+  }
+
+  /** Answers the parked pops of one queue without messages (the queue was deleted). */
+  endQueue(tenant: string, queue: string): void {
+    for (const state of [...this.states.values()]) {
+      if (state.key.tenant !== tenant || state.key.queue !== queue) continue
+      for (const waiter of [...state.waiters]) this.finish(waiter, state, 'cancelled')
+    }
+  }
+
+  /** Answers every parked pop at once (SIGTERM) and refuses new ones. */
+  shutdown(): void {
+    this.closed = true
+    for (const state of [...this.states.values()]) {
+      for (const waiter of [...state.waiters]) this.finish(waiter, state, 'shutdown')
+    }
+  }
+
+  private expire(waiter: Waiter, state: KeyState): void {
+    if (waiter.busy) waiter.expired = true
+    else this.finish(waiter, state, 'timeout')
+  }
+
+  private finish(waiter: Waiter, state: KeyState, reason: WaiterEnd | 'delivered'): void {
+    if (waiter.finished) return
+    waiter.finished = true
+    clearTimeout(waiter.timer)
+    const index = state.waiters.indexOf(waiter)
+    if (index >= 0) state.waiters.splice(index, 1)
+    this.count -= 1
+    if (state.waiters.length === 0) {
+      if (state.timer) clearTimeout(state.timer)
+      state.timer = undefined
+      this.states.delete(keyId(state.key))
+    }
+    if (reason !== 'delivered') {
+      try {
+        waiter.end(reason)
+      } catch (error) {
+        this.onError(error)
+      }
+    }
+  }
+
+  private scheduleTimer(state: KeyState): void {
+    if (state.timer || state.waiters.length === 0) return
+    const { initialIntervalMs, backoffThreshold, backoffMultiplier, maxIntervalMs } = this.backoff
+    const over = Math.max(0, state.emptyChecks - backoffThreshold + 1)
+    const interval = Math.min(maxIntervalMs, initialIntervalMs * Math.pow(backoffMultiplier, over))
+    state.timer = setTimeout(() => {
+      state.timer = undefined
+      void this.recheck(state)
+    }, interval)
+  }
+
+  private async recheck(state: KeyState): Promise<void> {
+    if (state.running) {
+      state.dirty = true
+      return
+    }
+    state.running = true
+    try {
+      do {
+        state.dirty = false
+        let delivered = false
+        for (const waiter of [...state.waiters]) {
+          if (waiter.finished) continue
+          waiter.busy = true
+          let result: AttemptResult = 'empty'
+          try {
+            result = await waiter.attempt()
+          } catch (error) {
+            this.onError(error)
+          } finally {
+            waiter.busy = false
+          }
+          if (result === 'delivered') {
+            delivered = true
+            this.finish(waiter, state, 'delivered')
+            continue
+          }
+          if (waiter.expired) this.finish(waiter, state, 'timeout')
+          break
+        }
+        state.emptyChecks = delivered ? 0 : state.emptyChecks + 1
+      } while (state.dirty && state.waiters.length > 0)
+    } finally {
+      state.running = false
+      if (state.timer) clearTimeout(state.timer)
+      state.timer = undefined
+      this.scheduleTimer(state)
+    }
+  }
+}
+
+function keyId(key: WaitKey): string {
+  return [key.tenant, key.queue, key.partition ?? '\u0001*', key.group].join('\u0000')
+}

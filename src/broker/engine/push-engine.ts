@@ -1,0 +1,224 @@
+/**
+ * The push path: validated items -> group commit -> one queen.push_messages() call per batch -> per-item
+ * outcomes -> wake-ups (semantics.md section 3).
+ *
+ * Isolation: requests batched together share one statement. Validation at the edge keeps bad input out,
+ * so a batch fails only on a database problem; a deadlock or serialization failure is retried in place,
+ * an outage is reported to every request (the route spools or answers 503), and any other failure of a
+ * multi-request batch is retried request by request so that one request's problem never fails another.
+ */
+import type pg from 'pg'
+import { v7 as uuidv7 } from 'uuid'
+import { runQuery } from '../db/pool.js'
+import { retryOnConflict } from '../db/retry.js'
+import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '../db/pg-errors.js'
+import type { PushItemInput } from '../http/validation/push-body.js'
+import { MicroBatcher } from './micro-batcher.js'
+import type { QueueRegistry } from './queue-registry.js'
+
+/** A push item ready for storage. */
+export interface PushItem extends PushItemInput {
+  /** JWT `sub` of the producer, or null without auth. */
+  producerSub: string | null
+}
+
+/** The outcome of one item, in request order. */
+export type PushOutcome =
+  | {
+      status: 'queued'
+      queue: string
+      partition: string
+      transactionId: string
+      traceId: string | null
+      messageId: string
+      partitionId: string
+    }
+  | {
+      status: 'duplicate'
+      queue: string
+      partition: string
+      transactionId: string
+      traceId: string | null
+      messageId: string
+      partitionId: string
+    }
+  | { status: 'failed'; queue: string; partition: string; transactionId: string; traceId: string | null; error: string }
+
+interface PushRequest {
+  tenant: string
+  items: PushItem[]
+}
+
+interface PushRow {
+  idx: number
+  status: 'queued' | 'duplicate' | 'failed'
+  message_id: string | null
+  partition_id: string | null
+  error: string | null
+}
+
+/** Something that wants to hear about stored messages (parked pops). */
+export interface PushListener {
+  messagesStored(tenant: string, queue: string, partition: string): void
+}
+
+const ENCRYPTION_UNAVAILABLE = 'encryption unavailable: QUEEN_ENCRYPTION_KEY is not configured'
+
+/** Pushes messages with group commit. */
+export class PushEngine {
+  private readonly batchers = new Map<string, MicroBatcher<PushRequest, PushOutcome[]>>()
+
+  private readonly pool: pg.Pool
+  private readonly registry: QueueRegistry
+  private readonly listener: PushListener
+  private readonly options: { maxInFlight: number; maxBatchItems: number; encryptionKeyConfigured: boolean }
+
+  constructor(
+    pool: pg.Pool,
+    registry: QueueRegistry,
+    listener: PushListener,
+    options: { maxInFlight: number; maxBatchItems: number; encryptionKeyConfigured: boolean },
+  ) {
+    this.pool = pool
+    this.registry = registry
+    this.listener = listener
+    this.options = options
+  }
+
+  /** Stores the items of one request; resolves with one outcome per item, in order. */
+  async push(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
+    if (items.length === 0) return []
+    const outcomes = await this.batcher(tenant).submit({ tenant, items })
+    const retry = outcomes.flatMap((outcome, index) =>
+      outcome.status === 'failed' && outcome.error === 'encryption_mismatch' ? [index] : [],
+    )
+    if (retry.length > 0) await this.retryEncryptionMismatches(tenant, items, outcomes, retry)
+    for (const outcome of outcomes) {
+      if (outcome.status === 'queued') this.listener.messagesStored(tenant, outcome.queue, outcome.partition)
+    }
+    return outcomes
+  }
+
+  /** A stale cache let an item through with the wrong encryption state: refresh and redo it once. */
+  private async retryEncryptionMismatches(
+    tenant: string,
+    items: PushItem[],
+    outcomes: PushOutcome[],
+    indexes: number[],
+  ): Promise<void> {
+    for (const queue of new Set(indexes.map((index) => items[index]!.queue))) await this.registry.load(tenant, queue)
+    const again = indexes.map((index) => items[index]!)
+    const redone = await this.batcher(tenant).submit({ tenant, items: again })
+    indexes.forEach((index, position) => {
+      const outcome = redone[position]!
+      outcomes[index] =
+        outcome.status === 'failed' && outcome.error === 'encryption_mismatch'
+          ? { ...outcome, error: 'queue encryption setting changed during the push; retry' }
+          : outcome
+    })
+  }
+
+  private batcher(tenant: string): MicroBatcher<PushRequest, PushOutcome[]> {
+    let batcher = this.batchers.get(tenant)
+    if (!batcher) {
+      batcher = new MicroBatcher((requests) => this.runBatch(requests), {
+        maxInFlight: this.options.maxInFlight,
+        maxWeight: this.options.maxBatchItems,
+        weight: (request) => request.items.length,
+      })
+      this.batchers.set(tenant, batcher)
+    }
+    return batcher
+  }
+
+  private async runBatch(requests: PushRequest[]): Promise<PushOutcome[][]> {
+    try {
+      return await this.store(requests)
+    } catch (error) {
+      if (classifyPgError(error) === 'unavailable') throw new DatabaseUnavailableError(error)
+      if (requests.length === 1) {
+        const message = describeDbFailure(error)
+        return [requests[0]!.items.map((item) => failed(item, message))]
+      }
+      // Isolation: one request's failure must not fail the others.
+      return Promise.all(requests.map(async (request) => (await this.runBatch([request]))[0]!))
+    }
+  }
+
+  /**
+   * Stores items inside a caller's transaction (POST /api/v1/transaction), without batching; the caller
+   * wakes waiters after its commit.
+   */
+  async pushInTransaction(client: pg.ClientBase, tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
+    const [outcomes] = await this.store([{ tenant, items }], client)
+    return outcomes!
+  }
+
+  private async store(requests: PushRequest[], db: pg.Pool | pg.ClientBase = this.pool): Promise<PushOutcome[][]> {
+    const tenant = requests[0]!.tenant
+    const outcomes: PushOutcome[][] = requests.map(() => [])
+    const wire: object[] = []
+    const origin: { request: number; item: number }[] = []
+    requests.forEach((request, requestIndex) => {
+      request.items.forEach((item, itemIndex) => {
+        const cached = this.registry.peek(tenant, item.queue)
+        if (cached?.encryptionEnabled && !this.options.encryptionKeyConfigured) {
+          outcomes[requestIndex]![itemIndex] = failed(item, ENCRYPTION_UNAVAILABLE)
+          return
+        }
+        origin.push({ request: requestIndex, item: itemIndex })
+        wire.push({
+          i: wire.length,
+          q: item.queue,
+          p: item.partition,
+          id: uuidv7(),
+          tx: item.transactionId,
+          gen: item.generatedTransactionId,
+          tr: item.traceId,
+          sub: item.producerSub,
+          pl: item.payload,
+          enc: false,
+        })
+      })
+    })
+    if (wire.length > 0) {
+      const statement = () => runQuery<PushRow>(db, 'messagePush', [tenant, JSON.stringify(wire), false])
+      // Inside a caller's transaction a failed statement aborts it, so only the caller can retry.
+      const rows = db === this.pool ? await retryOnConflict(statement) : await statement()
+      const byIndex = new Map(rows.map((row) => [row.idx, row]))
+      origin.forEach(({ request, item: itemIndex }, wireIndex) => {
+        const item = requests[request]!.items[itemIndex]!
+        outcomes[request]![itemIndex] = toOutcome(item, byIndex.get(wireIndex))
+      })
+    }
+    return outcomes
+  }
+}
+
+function failed(item: PushItem, error: string): PushOutcome {
+  return {
+    status: 'failed',
+    queue: item.queue,
+    partition: item.partition,
+    transactionId: item.transactionId,
+    traceId: item.traceId,
+    error,
+  }
+}
+
+function toOutcome(item: PushItem, row: PushRow | undefined): PushOutcome {
+  if (!row) return failed(item, `queue '${item.queue}' was deleted during the push; retry`)
+  if (row.status === 'failed' || !row.message_id || !row.partition_id) {
+    if (row.error === 'encryption_mismatch') return failed(item, 'encryption_mismatch')
+    return failed(item, row.error ?? 'push failed')
+  }
+  const base = {
+    queue: item.queue,
+    partition: item.partition,
+    transactionId: item.transactionId,
+    traceId: item.traceId,
+    messageId: row.message_id,
+    partitionId: row.partition_id,
+  }
+  return row.status === 'duplicate' ? { status: 'duplicate', ...base } : { status: 'queued', ...base }
+}

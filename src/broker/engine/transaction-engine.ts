@@ -1,0 +1,153 @@
+/**
+ * POST /api/v1/transaction (semantics.md section 7): push and ack operations in one PostgreSQL transaction,
+ * all or nothing, with the same rules as the standalone routes. Required leases are locked and checked
+ * first. A push already inside the dedup window reports `duplicate`, and an ack of a settled message
+ * `alreadyAcked`, so resending a transaction whose answer was lost applies nothing twice.
+ */
+import type pg from 'pg'
+import { v7 as uuidv7 } from 'uuid'
+import { inTransaction, runQuery } from '../db/pool.js'
+import { describeDbFailure } from '../db/pg-errors.js'
+import { retryOnConflict } from '../db/retry.js'
+import type { AckEngine, AckItem, AckListener } from './ack-engine.js'
+import type { PushEngine, PushItem, PushListener } from './push-engine.js'
+
+/** One operation of a transaction, validated. */
+export type TransactionOperation = { type: 'push'; items: PushItem[] } | { type: 'ack'; item: AckItem }
+
+/** Per-op results on the wire (http-api.md 5.6). */
+export type TransactionOpResult =
+  | {
+      index: number
+      type: 'push'
+      success: true
+      transactionId: string
+      messageId: string
+      partitionId: string
+      queueName: string
+      duplicate: boolean
+    }
+  | {
+      index: number
+      type: 'ack'
+      success: boolean
+      transactionId: string
+      error: string | null
+      dlq: boolean
+      alreadyAcked: boolean
+    }
+
+/** The answer of a transaction. */
+export interface TransactionAnswer {
+  transactionId: string
+  success: boolean
+  error?: string
+  results: TransactionOpResult[]
+}
+
+class TransactionFailure extends Error {
+  readonly results: TransactionOpResult[]
+
+  constructor(message: string, results: TransactionOpResult[]) {
+    super(message)
+    this.results = results
+  }
+}
+
+interface Wake {
+  kind: 'stored' | 'released'
+  queue: string
+  partition: string
+}
+
+/** Runs transactions. */
+export class TransactionEngine {
+  private readonly pool: pg.Pool
+  private readonly push: PushEngine
+  private readonly ack: AckEngine
+  private readonly listener: PushListener & AckListener
+
+  constructor(pool: pg.Pool, push: PushEngine, ack: AckEngine, listener: PushListener & AckListener) {
+    this.pool = pool
+    this.push = push
+    this.ack = ack
+    this.listener = listener
+  }
+
+  /** Runs the operations atomically; a failure rolls everything back and is reported in the answer. */
+  async run(tenant: string, operations: TransactionOperation[], requiredLeases: string[]): Promise<TransactionAnswer> {
+    const transactionId = uuidv7()
+    try {
+      const { results, wakes } = await retryOnConflict(() =>
+        inTransaction(this.pool, (client) => this.apply(client, tenant, operations, requiredLeases)),
+      )
+      for (const wake of wakes) {
+        if (wake.kind === 'stored') this.listener.messagesStored(tenant, wake.queue, wake.partition)
+        else this.listener.leaseReleased(tenant, wake.queue, wake.partition)
+      }
+      return { transactionId, success: true, results }
+    } catch (error) {
+      if (error instanceof TransactionFailure) {
+        return { transactionId, success: false, error: error.message, results: error.results }
+      }
+      return { transactionId, success: false, error: describeDbFailure(error), results: [] }
+    }
+  }
+
+  private async apply(
+    client: pg.PoolClient,
+    tenant: string,
+    operations: TransactionOperation[],
+    requiredLeases: string[],
+  ): Promise<{ results: TransactionOpResult[]; wakes: Wake[] }> {
+    const results: TransactionOpResult[] = []
+    const wakes: Wake[] = []
+    if (requiredLeases.length > 0) {
+      const live = await runQuery<{ lease_id: string }>(client, 'leaseLockRequired', [requiredLeases])
+      const liveIds = new Set(live.map((row) => row.lease_id))
+      const missing = requiredLeases.find((lease) => !liveIds.has(lease.toLowerCase()))
+      if (missing !== undefined) throw new TransactionFailure(`Lease expired or not found: ${missing}`, results)
+    }
+
+    for (const [index, operation] of operations.entries()) {
+      if (operation.type === 'push') {
+        const outcomes = await this.push.pushInTransaction(client, tenant, operation.items)
+        for (const outcome of outcomes) {
+          if (outcome.status === 'failed') {
+            throw new TransactionFailure(`PUSH operation failed: ${outcome.error}`, results)
+          }
+          results.push({
+            index,
+            type: 'push',
+            success: true,
+            transactionId: outcome.transactionId,
+            messageId: outcome.messageId,
+            partitionId: outcome.partitionId,
+            queueName: outcome.queue,
+            duplicate: outcome.status === 'duplicate',
+          })
+          if (outcome.status === 'queued')
+            wakes.push({ kind: 'stored', queue: outcome.queue, partition: outcome.partition })
+        }
+      } else {
+        const [outcome] = await this.ack.ackInTransaction(client, [operation.item])
+        if (!outcome?.success) {
+          throw new TransactionFailure(`ACK operation failed: ${outcome?.error ?? 'unknown error'}`, results)
+        }
+        results.push({
+          index,
+          type: 'ack',
+          success: true,
+          transactionId: outcome.transactionId,
+          error: null,
+          dlq: outcome.dlq,
+          alreadyAcked: outcome.alreadyAcked,
+        })
+        if (outcome.leaseReleased && outcome.queueName && outcome.partitionName) {
+          wakes.push({ kind: 'released', queue: outcome.queueName, partition: outcome.partitionName })
+        }
+      }
+    }
+    return { results, wakes }
+  }
+}

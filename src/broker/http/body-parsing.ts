@@ -1,0 +1,49 @@
+/**
+ * Request bodies (http-api.md 2.1): JSON with any `application/json` parameters, JSON when no content type
+ * is given, an empty body read as `{}` whatever the content type, 415 for other content types, 400 for
+ * unparsable JSON and for `__proto__` / `constructor.prototype` keys.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { BrokerError } from '../errors.js'
+
+type DoneFn = (error: Error | null, body?: unknown) => void
+
+/** Installs the broker's content-type parsers on `app`. */
+export function installBodyParsing(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  const parse = (request: FastifyRequest, body: string | Buffer, done: DoneFn) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8')
+    if (text.length === 0) {
+      done(null, {})
+      return
+    }
+    parseJson(request, text, (error: Error | null, value?: unknown) => {
+      if (error) {
+        done(new BrokerError('invalidJson', `Invalid JSON: ${error.message}`))
+        return
+      }
+      done(null, value)
+    })
+  }
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parse)
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8')
+    const type = request.headers['content-type']
+    if (text.length === 0) {
+      done(null, {})
+      return
+    }
+    if (type === undefined || type === '') {
+      parse(request, text, done)
+      return
+    }
+    done(
+      new BrokerError(
+        'unsupportedMediaType',
+        `Unsupported Content-Type '${type.split(';')[0]?.trim()}': send application/json`,
+      ),
+    )
+  })
+}

@@ -1,0 +1,64 @@
+/** GET /api/v1/dlq (http-api.md 7.6): filters and real pagination, with the total. */
+import type { FastifyInstance } from 'fastify'
+import { runQuery } from '../../db/pool.js'
+import { tenantOf } from '../tenant.js'
+import { queryInteger, queryValue, type Query } from '../validation/query.js'
+import { checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
+
+interface DlqRow {
+  message_id: string
+  transaction_id: string
+  partition_id: string
+  queue_name: string
+  partition_name: string
+  consumer_group: string
+  error: string | null
+  failures: number
+  payload: unknown
+  is_encrypted: boolean
+  producer_sub: string | null
+  message_created_at: Date
+  failed_at: Date
+  total: number
+}
+
+export function registerDlqRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/dlq', async (request) => {
+    const query = request.query as Query
+    const queue = queryValue(query, 'queue')
+    const group = queryValue(query, 'consumerGroup')
+    const partition = queryValue(query, 'partition')
+    const from = queryValue(query, 'from')
+    const to = queryValue(query, 'to')
+    const limit = queryInteger(query, 'limit', { min: 1, max: 10_000 }, 100)
+    const offset = queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0)
+    const rows = await runQuery<DlqRow>(app.broker.pool, 'dlqList', [
+      tenantOf(request),
+      queue === undefined ? null : checkQueueName(queue, 'queue'),
+      group === undefined ? null : checkName(group, 'consumerGroup'),
+      partition === undefined ? null : checkName(partition, 'partition'),
+      from === undefined ? null : checkTimestamp(from, 'from'),
+      to === undefined ? null : checkTimestamp(to, 'to'),
+      limit,
+      offset,
+    ])
+    return {
+      messages: rows.map((row) => ({
+        id: row.message_id,
+        transactionId: row.transaction_id,
+        partitionId: row.partition_id,
+        queue: row.queue_name,
+        partition: row.partition_name,
+        consumerGroup: row.consumer_group,
+        errorMessage: row.error,
+        retryCount: row.failures,
+        data: row.payload,
+        producerSub: row.producer_sub,
+        createdAt: row.message_created_at.toISOString(),
+        failedAt: row.failed_at.toISOString(),
+      })),
+      total: rows[0]?.total ?? 0,
+      pagination: { limit, offset },
+    }
+  })
+}

@@ -1,0 +1,31 @@
+/** GET /health (readiness, database round trip) and GET /health/live (liveness, never the database). */
+import type { FastifyInstance } from 'fastify'
+
+export function registerHealthRoutes(app: FastifyInstance): void {
+  app.get('/health/live', async () => ({
+    status: 'alive',
+    uptime_s: Math.floor((Date.now() - app.broker.state.startedAt) / 1000),
+  }))
+
+  app.get('/health', async (_request, reply) => {
+    const broker = app.broker
+    const common = {
+      server: 'queenctl',
+      version: broker.config.version,
+      server_id: broker.config.serverId,
+      worker_id: 0,
+      uptime_s: Math.floor((Date.now() - broker.state.startedAt) / 1000),
+      maintenance: { push: false, pop: false },
+      spool: { state: 'ok', records: 0, bytes: 0 },
+      mesh: { auth: 'off', peersConfigured: 0, peersConnected: 0 },
+      shared_state: { enabled: false, server_id: broker.config.serverId },
+      queen: { worker_id: 0, status: 'active' },
+    }
+    if (broker.state.phase === 'draining') return reply.code(503).send({ status: 'draining', ...common })
+    const connected = await broker.health.check()
+    if (!connected) return reply.code(503).send({ status: 'unhealthy', database: 'disconnected', ...common })
+    if (broker.state.phase === 'starting')
+      return reply.code(503).send({ status: 'starting', database: 'connected', ...common })
+    return { status: 'healthy', database: 'connected', ...common }
+  })
+}

@@ -1,0 +1,38 @@
+/** POST /api/v1/lease/:leaseId/extend (http-api.md 5.7). */
+import type { FastifyInstance } from 'fastify'
+import { runQuery } from '../../db/pool.js'
+import { describeDbFailure } from '../../db/pg-errors.js'
+import { validationError } from '../../errors.js'
+import { asObject, checkUuid } from '../validation/rules.js'
+
+const DEFAULT_EXTEND_SECONDS = 60
+
+export function registerLeaseRoutes(app: FastifyInstance): void {
+  app.post('/api/v1/lease/:leaseId/extend', async (request) => {
+    const leaseId = checkUuid((request.params as { leaseId?: unknown }).leaseId, 'leaseId')
+    const body = asObject(request.body)
+    const seconds = body.seconds ?? DEFAULT_EXTEND_SECONDS
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 86_400) {
+      throw validationError('seconds: must be an integer between 1 and 86400')
+    }
+    try {
+      const [row] = await runQuery<{ outcome: string; expires_at: Date | null }>(app.broker.pool, 'leaseExtend', [
+        leaseId,
+        seconds,
+      ])
+      const outcome = row?.outcome ?? 'not_found'
+      return [
+        {
+          index: 0,
+          leaseId,
+          success: outcome === 'extended',
+          error: outcome === 'extended' ? null : outcome === 'expired' ? 'Lease already expired' : 'Lease not found',
+          expiresAt: row?.expires_at ? row.expires_at.toISOString() : null,
+        },
+      ]
+    } catch (error) {
+      request.log.error({ err: error }, 'lease extend failed')
+      return [{ index: 0, leaseId, success: false, error: describeDbFailure(error), expiresAt: null }]
+    }
+  })
+}

@@ -1,0 +1,36 @@
+/** GET /api/v1/pop/queue/:queue and /partition/:partition (http-api.md 5.2). */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Query } from '../validation/query.js'
+import { parsePopRequest } from '../validation/pop-query.js'
+import { tenantOf } from '../tenant.js'
+
+async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const broker = app.broker
+  const popRequest = parsePopRequest(
+    tenantOf(request),
+    request.params as { queue?: unknown; partition?: unknown },
+    request.query as Query,
+    broker.config,
+  )
+  const answer = await broker.pop.pop(popRequest)
+  if (answer.leaseId !== undefined) {
+    const leaseId = answer.leaseId
+    // A client gone before its answer is written must not keep the lease (semantics.md 4.2).
+    const release = () => {
+      broker.pop.releaseLease(leaseId).catch((error: unknown) => broker.reportError(error, 'lease release'))
+    }
+    if (reply.raw.destroyed || request.raw.socket.destroyed) {
+      release()
+      return reply
+    }
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) release()
+    })
+  }
+  return answer.body
+}
+
+export function registerPopRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/pop/queue/:queue', (request, reply) => handlePop(app, request, reply))
+  app.get('/api/v1/pop/queue/:queue/partition/:partition', (request, reply) => handlePop(app, request, reply))
+}

@@ -1,0 +1,140 @@
+/**
+ * Queue resources: POST /api/v1/configure, GET /api/v1/resources/queues[/:queue],
+ * DELETE /api/v1/resources/queues/:queue (http-api.md 6.1-6.3).
+ */
+import type { FastifyInstance } from 'fastify'
+import { runQuery } from '../../db/pool.js'
+import { BrokerError } from '../../errors.js'
+import { queueOptionsOf } from '../../engine/queue-options.js'
+import { tenantOf } from '../tenant.js'
+import { parseConfigureBody } from '../validation/configure-body.js'
+import { queryInteger, queryValue, type Query } from '../validation/query.js'
+import { checkQueueName } from '../validation/rules.js'
+
+interface QueueListRow {
+  id: string
+  name: string
+  namespace: string
+  task: string
+  created_at: Date
+  partitions: number
+  total: number
+  pending: number
+  processing: number
+}
+
+interface PartitionRow {
+  id: string
+  name: string
+  created_at: Date
+  total: number
+  pending: number
+  processing: number
+  completed: number
+  failed: number
+  dead_letter: number
+  oldest_message: Date | null
+  newest_message: Date | null
+}
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null)
+
+export function registerQueueRoutes(app: FastifyInstance): void {
+  app.post('/api/v1/configure', async (request) => {
+    const broker = app.broker
+    const tenant = tenantOf(request)
+    const configure = parseConfigureBody(request.body, broker.config.encryptionKeyConfigured)
+    const [row] = await runQuery<{ queue_id: string; partition_id: string }>(broker.pool, 'queueConfigure', [
+      tenant,
+      configure.queue,
+      configure.namespace,
+      configure.task,
+      JSON.stringify(configure.options),
+    ])
+    broker.registry.invalidate(tenant, configure.queue)
+    if (configure.ignored.length > 0) {
+      request.log.info({ queue: configure.queue, ignored: configure.ignored }, 'configure: legacy options ignored')
+    }
+    return {
+      configured: true,
+      queueId: row!.queue_id,
+      partitionId: row!.partition_id,
+      queue: configure.queue,
+      namespace: configure.namespace,
+      task: configure.task,
+      options: configure.options,
+      ...(configure.ignored.length > 0 ? { ignored: configure.ignored } : {}),
+    }
+  })
+
+  app.delete('/api/v1/resources/queues/:queue', async (request) => {
+    const broker = app.broker
+    const tenant = tenantOf(request)
+    const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
+    const [row] = await runQuery<{ existed: boolean }>(broker.pool, 'queueDelete', [tenant, queue])
+    broker.registry.invalidate(tenant, queue)
+    broker.waiters.endQueue(tenant, queue)
+    return { deleted: true, queue, existed: row?.existed ?? false }
+  })
+
+  app.get('/api/v1/resources/queues', async (request) => {
+    const query = request.query as Query
+    const rows = await runQuery<QueueListRow>(app.broker.pool, 'queueList', [
+      tenantOf(request),
+      queryValue(query, 'search') ?? null,
+      queryValue(query, 'namespace') ?? null,
+      queryValue(query, 'task') ?? null,
+      queryInteger(query, 'limit', { min: 1, max: 10_000 }, 10_000),
+      queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
+    ])
+    return {
+      queues: rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        namespace: row.namespace,
+        task: row.task,
+        createdAt: row.created_at.toISOString(),
+        partitions: row.partitions,
+        messages: { total: row.total, pending: row.pending, processing: row.processing },
+      })),
+    }
+  })
+
+  app.get('/api/v1/resources/queues/:queue', async (request) => {
+    const broker = app.broker
+    const name = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
+    const queue = await broker.registry.load(tenantOf(request), name)
+    if (!queue) throw new BrokerError('queueNotFound', 'Queue not found')
+    const rows = await runQuery<PartitionRow>(broker.pool, 'queuePartitions', [queue.id])
+    const totals = { total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 }
+    const partitions = rows.map((row) => {
+      const stats = {
+        total: row.total,
+        pending: row.pending,
+        processing: row.processing,
+        completed: row.completed,
+        failed: row.failed,
+        deadLetter: row.dead_letter,
+      }
+      for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += stats[key]
+      return {
+        id: row.id,
+        name: row.name,
+        createdAt: row.created_at.toISOString(),
+        stats,
+        oldestMessage: iso(row.oldest_message),
+        newestMessage: iso(row.newest_message),
+      }
+    })
+    return {
+      id: queue.id,
+      name: queue.name,
+      namespace: queue.namespace,
+      task: queue.task,
+      createdAt: queue.createdAt.toISOString(),
+      partitions,
+      totals,
+      options: queueOptionsOf(queue),
+    }
+  })
+}

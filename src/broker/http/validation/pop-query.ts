@@ -1,0 +1,51 @@
+/** Query parameters of the pop routes (http-api.md 5.2). */
+import { validationError } from '../../errors.js'
+import type { PopRequest } from '../../engine/pop-engine.js'
+import type { ServicesConfig } from '../../services.js'
+import { queryBoolean, queryInteger, queryValue, type Query } from './query.js'
+import { checkName, checkQueueName, checkTimestamp, QUEUE_MODE_GROUP } from './rules.js'
+
+/** Validates a pop's path and query into a {@link PopRequest}. */
+export function parsePopRequest(
+  tenant: string,
+  params: { queue?: unknown; partition?: unknown },
+  query: Query,
+  config: ServicesConfig,
+): PopRequest {
+  const queue = checkQueueName(params.queue, 'queue')
+  const partition = params.partition === undefined ? null : checkName(params.partition, 'partition')
+  const groupRaw = queryValue(query, 'consumerGroup')
+  const group = groupRaw === undefined ? QUEUE_MODE_GROUP : checkName(groupRaw, 'consumerGroup')
+
+  let subscriptionMode: PopRequest['subscriptionMode'] = config.defaultSubscriptionMode
+  let subscriptionFrom: Date | null = null
+  const mode = queryValue(query, 'subscriptionMode')
+  if (mode !== undefined) {
+    if (mode === 'all') subscriptionMode = 'all'
+    else if (mode === 'new' || mode === 'new-only') subscriptionMode = 'new'
+    else throw validationError('subscriptionMode: must be all, new or new-only')
+  }
+  const from = queryValue(query, 'subscriptionFrom')
+  if (from !== undefined) {
+    if (from.toLowerCase() === 'now') {
+      subscriptionMode = 'new'
+    } else {
+      subscriptionMode = 'from'
+      subscriptionFrom = checkTimestamp(from, 'subscriptionFrom')
+    }
+  }
+
+  return {
+    tenant,
+    queue,
+    partition,
+    group,
+    batch: queryInteger(query, 'batch', { min: 1, max: config.maxPopBatch }, config.defaultBatchSize),
+    maxPartitions: queryInteger(query, 'partitions', { min: 1, max: 1000 }, 1),
+    wait: queryBoolean(query, 'wait', false),
+    timeoutMs: queryInteger(query, 'timeout', { min: 0, max: 600_000 }, config.defaultTimeoutMs),
+    autoAck: queryBoolean(query, 'autoAck', false),
+    subscriptionMode,
+    subscriptionFrom,
+  }
+}

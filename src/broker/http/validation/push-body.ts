@@ -1,0 +1,53 @@
+/** Validation of push items (http-api.md 5.1), shared by `/push`, transaction push ops and stream sinks. */
+import { v7 as uuidv7 } from 'uuid'
+import { validationError } from '../../errors.js'
+import {
+  checkName,
+  checkOptionalUuid,
+  checkPayload,
+  checkQueueName,
+  checkTransactionId,
+  DEFAULT_PARTITION,
+} from './rules.js'
+
+/** One validated push item; the transaction id is generated at ingress when the client sent none. */
+export interface PushItemInput {
+  queue: string
+  partition: string
+  payload: unknown
+  transactionId: string
+  /** True when the broker generated the transaction id (no earlier message can carry it). */
+  generatedTransactionId: boolean
+  traceId: string | null
+}
+
+/** Validates one item; `field` is its path for error messages, e.g. `items[3]`. */
+export function parsePushItem(
+  raw: unknown,
+  field: string,
+  payloadKeys: readonly string[] = ['payload'],
+): PushItemInput {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw validationError(`${field}: must be an object`)
+  const item = raw as Record<string, unknown>
+  const queue = checkQueueName(item.queue, `${field}.queue`, `${field}.queue: Queue must be a string`)
+  const partition =
+    item.partition === undefined || item.partition === null
+      ? DEFAULT_PARTITION
+      : checkName(item.partition, `${field}.partition`)
+  const payloadKey = payloadKeys.find((key) => item[key] !== undefined)
+  const payload = payloadKey === undefined ? null : item[payloadKey]
+  checkPayload(payload, `${field}.${payloadKey ?? 'payload'}`)
+  const generated = item.transactionId === undefined || item.transactionId === null
+  const transactionId = generated ? uuidv7() : checkTransactionId(item.transactionId, `${field}.transactionId`)
+  const traceId = checkOptionalUuid(item.traceId, `${field}.traceId`)
+  return { queue, partition, payload, transactionId, generatedTransactionId: generated, traceId }
+}
+
+/** Validates the body of `POST /api/v1/push`; every item or nothing. */
+export function parsePushBody(body: unknown, maxItems: number): PushItemInput[] {
+  const items = (body as { items?: unknown } | null)?.items
+  if (!Array.isArray(items)) throw validationError('items array is required')
+  if (items.length > maxItems) throw validationError(`items: at most ${maxItems} items per request`)
+  return items.map((item, index) => parsePushItem(item, `items[${index}]`))
+}

@@ -1,0 +1,84 @@
+/**
+ * The running parts of a broker that routes use: the pool, the engines, the waiters and the state of the
+ * process. Created once per broker by {@link createServices}; `app.ts` exposes them as `app.broker`.
+ */
+import type pg from 'pg'
+import { AckEngine } from './engine/ack-engine.js'
+import { PopEngine } from './engine/pop-engine.js'
+import { PopWaiters } from './engine/pop-waiters.js'
+import { PushEngine } from './engine/push-engine.js'
+import { QueueRegistry } from './engine/queue-registry.js'
+import { TransactionEngine } from './engine/transaction-engine.js'
+import type { HealthProbe } from './db/health-probe.js'
+
+/** The configuration the request path reads (a view of BrokerConfig). */
+export interface ServicesConfig {
+  serverId: string
+  version: string
+  maxBodyBytes: number
+  maxBatchItems: number
+  maxPopBatch: number
+  defaultTimeoutMs: number
+  defaultBatchSize: number
+  /** 'all' | 'new' (new-only is normalised to new). */
+  defaultSubscriptionMode: 'all' | 'new'
+  stateRefreshMs: number
+  poolSize: number
+  encryptionKeyConfigured: boolean
+  popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }
+}
+
+/** Lifecycle of the process as /health reports it. */
+export type BrokerPhase = 'starting' | 'ready' | 'draining'
+
+/** Everything the routes need. */
+export interface BrokerServices {
+  config: ServicesConfig
+  pool: pg.Pool
+  registry: QueueRegistry
+  waiters: PopWaiters
+  push: PushEngine
+  ack: AckEngine
+  pop: PopEngine
+  transactions: TransactionEngine
+  health: HealthProbe
+  state: { phase: BrokerPhase; startedAt: number }
+  /** Logs an error from a background path (waiter attempts, wake-ups). */
+  reportError: (error: unknown, context: string) => void
+}
+
+/** Wires the engines together around a pool. */
+export function createServices(
+  config: ServicesConfig,
+  pool: pg.Pool,
+  health: HealthProbe,
+  reportError: BrokerServices['reportError'],
+): BrokerServices {
+  const registry = new QueueRegistry(pool, config.stateRefreshMs)
+  const waiters = new PopWaiters(config.popWait, (error) => reportError(error, 'pop waiter'))
+  const wakeListener = {
+    messagesStored: (tenant: string, queue: string, partition: string) => waiters.wake(tenant, queue, partition),
+    leaseReleased: (tenant: string, queue: string, partition: string) => waiters.wake(tenant, queue, partition),
+  }
+  // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
+  const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
+  const push = new PushEngine(pool, registry, wakeListener, {
+    maxInFlight,
+    maxBatchItems: config.maxBatchItems,
+    encryptionKeyConfigured: config.encryptionKeyConfigured,
+  })
+  const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems })
+  return {
+    config,
+    pool,
+    registry,
+    waiters,
+    push,
+    ack,
+    pop: new PopEngine(pool, registry, waiters),
+    transactions: new TransactionEngine(pool, push, ack, wakeListener),
+    health,
+    state: { phase: 'starting', startedAt: Date.now() },
+    reportError,
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * An in-process broker on a test database: real PostgreSQL, real HTTP on a port-0 listener. Each call
+ * gets its own database cloned from the schema template unless one is passed in.
+ */
+import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { buildApp } from '../../src/broker/app.js'
+import { HealthProbe } from '../../src/broker/db/health-probe.js'
+import { createServices, type BrokerServices, type ServicesConfig } from '../../src/broker/services.js'
+import { createTestDatabase, databaseConnection, dropTestDatabase } from './database.js'
+import { trackResource } from './resources.js'
+
+/** A running test broker. */
+export interface TestBroker {
+  url: string
+  app: FastifyInstance
+  services: BrokerServices
+  /** A pool on the broker's database, for assertions on rows. */
+  db: pg.Pool
+  database: string
+  close(options?: { keepDatabase?: boolean }): Promise<void>
+}
+
+/** Defaults of the request path for tests (production reads them from the environment). */
+export function testServicesConfig(overrides: Partial<ServicesConfig> = {}): ServicesConfig {
+  return {
+    serverId: 'test-broker',
+    version: '0.0.0-test',
+    maxBodyBytes: 32 * 1024 * 1024,
+    maxBatchItems: 10_000,
+    maxPopBatch: 10_000,
+    defaultTimeoutMs: 30_000,
+    defaultBatchSize: 1,
+    defaultSubscriptionMode: 'all',
+    stateRefreshMs: 5000,
+    poolSize: 10,
+    encryptionKeyConfigured: false,
+    popWait: { initialIntervalMs: 100, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 1000 },
+    ...overrides,
+  }
+}
+
+/** Starts a broker listening on 127.0.0.1 with an ephemeral port. */
+export async function startTestBroker(
+  options: { database?: string; config?: Partial<ServicesConfig>; label?: string } = {},
+): Promise<TestBroker> {
+  const database = options.database ?? (await createTestDatabase(options.label ?? 'broker'))
+  const connection = databaseConnection(database)
+  const config = testServicesConfig(options.config)
+  const pool = new pg.Pool({ ...connection, max: config.poolSize })
+  const health = new HealthProbe(connection)
+  const services = createServices(config, pool, health, (error) => {
+    throw error
+  })
+  services.state.phase = 'ready'
+  const app = await buildApp(services)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const db = new pg.Pool({ ...connection, max: 4 })
+  const untrack = trackResource(`broker on ${database}`)
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    services,
+    db,
+    database,
+    async close(closeOptions = {}) {
+      services.waiters.shutdown()
+      await app.close()
+      await pool.end()
+      await health.close()
+      await db.end()
+      if (!closeOptions.keepDatabase && options.database === undefined) await dropTestDatabase(database)
+      untrack()
+    },
+  }
+}
+
+/** JSON over real HTTP: returns status, headers and parsed body. */
+export async function http(
+  broker: { url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const init: RequestInit = { method, headers: { ...headers } }
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body)
+    ;(init.headers as Record<string, string>)['content-type'] ??= 'application/json'
+  }
+  const response = await fetch(`${broker.url}${path}`, init)
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : undefined
+  } catch {
+    // not JSON; keep the text
+  }
+  return { status: response.status, body: parsed, headers: response.headers }
+}
