@@ -3,7 +3,7 @@
  * body parsing, request ids, error rendering, the not-found rule, and every route family.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import type { BrokerServices } from './services.js'
 import { BrokerError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
@@ -20,8 +20,8 @@ import { registerTransactionRoutes } from './http/routes/transaction.js'
 
 /** Options of {@link buildApp}. */
 export interface BuildAppOptions {
-  /** pino options for fastify's logger, or false (tests). */
-  logger?: FastifyServerOptions['logger']
+  /** The broker's pino logger; without one (tests) the app logs nothing. */
+  loggerInstance?: FastifyBaseLogger
 }
 
 declare module 'fastify' {
@@ -35,7 +35,7 @@ const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
 /** Builds the app around running broker services. */
 export async function buildApp(services: BrokerServices, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     bodyLimit: services.config.maxBodyBytes,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -60,12 +60,10 @@ export async function buildApp(services: BrokerServices, options: BuildAppOption
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         void reply.header('Connection', 'close')
-        return reply
-          .code(413)
-          .send({
-            error: `Request body is larger than ${services.config.maxBodyBytes} bytes`,
-            code: 'QUEEN_ERR_BODY_TOO_LARGE',
-          })
+        return reply.code(413).send({
+          error: `Request body is larger than ${services.config.maxBodyBytes} bytes`,
+          code: 'QUEEN_ERR_BODY_TOO_LARGE',
+        })
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.code(400).send({ error: 'Content-Length does not match the body', code: 'QUEEN_ERR_VALIDATION' })
       default:

@@ -240,7 +240,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await chown(dataDir, user.uid, user.gid)
     await ensureReachable(dataDir, user)
   }
-  const releaseLock = options.lock === false ? async () => undefined : await takeBrokerLock(dataDir)
+  const releaseLock = options.lock === false ? () => Promise.resolve() : await takeBrokerLock(dataDir)
 
   try {
     let connection = await readEmbeddedConnection(dataDir)
@@ -292,7 +292,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       if (!stopping) options.onUnexpectedExit?.(code, signal)
     })
 
-    const version = await waitUntilReady(connection, child, logTail).catch(async (error: unknown) => {
+    const version = await waitUntilReady(connection, child, logTail).catch((error: unknown) => {
       stopping = true
       child.kill('SIGKILL')
       throw error

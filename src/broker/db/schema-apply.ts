@@ -88,7 +88,13 @@ export function renderSchemaScript(files: SchemaFile[] = loadSchemaFiles()): str
   return parts.join('\n\n') + '\n'
 }
 
-async function readLedger(client: pg.ClientBase): Promise<Map<string, string>> {
+/** Creates the ledger table when missing (the one statement that must precede the lock-free read). */
+export async function ensureSchemaLedger(client: pg.ClientBase): Promise<void> {
+  await client.query(LEDGER_DDL)
+}
+
+/** Recorded checksum per applied file name (empty when nothing is installed). */
+export async function readSchemaLedger(client: pg.ClientBase): Promise<Map<string, string>> {
   const exists = await client.query<{ present: boolean }>(
     "SELECT to_regclass('queen.schema_ledger') IS NOT NULL AS present",
   )
@@ -97,6 +103,12 @@ async function readLedger(client: pg.ClientBase): Promise<Map<string, string>> {
     'SELECT file_name, checksum FROM queen.schema_ledger',
   )
   return new Map(rows.rows.map((row) => [row.file_name, row.checksum]))
+}
+
+/** What applying `file` would do given the ledger. */
+export function plannedStatus(file: SchemaFile, ledger: Map<string, string>): SchemaFileStatus {
+  const recorded = ledger.get(file.name)
+  return recorded === undefined ? 'new' : recorded === file.checksum ? 'unchanged' : 'changed'
 }
 
 /** The installed schema version (highest recorded file number), or 0 when none is installed. */
@@ -122,6 +134,82 @@ async function lockHolder(client: pg.ClientBase): Promise<string | undefined> {
 }
 
 /**
+ * Takes the schema advisory lock, waiting up to `lockTimeoutMs`; `onWait` hears who holds it when it is
+ * not free at once. Resolves with the time waited.
+ */
+export async function acquireSchemaLock(
+  client: pg.ClientBase,
+  options: { lockTimeoutMs?: number; onWait?: (holder: string | undefined) => void } = {},
+): Promise<number> {
+  const started = Date.now()
+  const immediate = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+    SCHEMA_LOCK_KEY,
+  ])
+  if (immediate.rows[0]?.locked) return 0
+  options.onWait?.(await lockHolder(client))
+  await client.query(`SET lock_timeout = ${Math.max(0, Math.trunc(options.lockTimeoutMs ?? 60_000))}`)
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY])
+  } finally {
+    await client.query('SET lock_timeout = 0')
+  }
+  return Date.now() - started
+}
+
+/** Releases the schema advisory lock. */
+export async function releaseSchemaLock(client: pg.ClientBase): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY])
+}
+
+/** Applies one file in its own transaction (skipped when the ledger has its checksum). */
+export async function applySchemaFile(
+  client: pg.ClientBase,
+  file: SchemaFile,
+  ledger: Map<string, string>,
+): Promise<SchemaFileStatus> {
+  if (ledger.get(file.name) === file.checksum) return 'unchanged'
+  await client.query('BEGIN')
+  try {
+    await client.query(file.sql)
+    await client.query(
+      `INSERT INTO queen.schema_ledger (file_name, file_number, checksum) VALUES ($1, $2, $3)
+       ON CONFLICT (file_name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+      [file.name, file.number, file.checksum],
+    )
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw new Error(`schema file ${file.name} failed: ${(error as Error).message}`, { cause: error })
+  }
+  ledger.set(file.name, file.checksum)
+  return 'applied'
+}
+
+/** Objects the data plane cannot work without; `verifySchema` reports the missing ones. */
+const EXPECTED_OBJECTS = [
+  "to_regclass('queen.queues')",
+  "to_regclass('queen.partitions')",
+  "to_regclass('queen.messages')",
+  "to_regclass('queen.consumers')",
+  "to_regclass('queen.message_states')",
+  "to_regclass('queen.dead_letters')",
+  "to_regproc('queen.push_messages')",
+  "to_regproc('queen.pop_messages')",
+  "to_regproc('queen.ack_messages')",
+]
+
+/** Names of expected schema objects that do not exist. */
+export async function verifySchema(client: pg.ClientBase): Promise<string[]> {
+  const result = await client.query<Record<string, unknown>>(
+    `SELECT ${EXPECTED_OBJECTS.map((expression, index) => `${expression} IS NOT NULL AS o${index}`).join(', ')}`,
+  )
+  const row = result.rows[0] ?? {}
+  return EXPECTED_OBJECTS.filter((_, index) => row[`o${index}`] !== true).map((expression) =>
+    expression.replace(/^to_reg\w+\('(.*)'\)$/, '$1'),
+  )
+}
+
+/**
  * Applies the schema files in order on `client` (a dedicated connection) under the advisory lock. Files
  * whose checksum matches the ledger are skipped; every file is idempotent, so applying twice changes
  * nothing. With `dryRun`, only reports what would happen.
@@ -136,60 +224,30 @@ export async function applySchema(
   const hooks = options.hooks ?? {}
 
   if (options.dryRun) {
-    const ledger = await readLedger(client)
+    const ledger = await readSchemaLedger(client)
     const planned = files.map((file) => {
-      const recorded = ledger.get(file.name)
-      const status: SchemaFileStatus =
-        recorded === undefined ? 'new' : recorded === file.checksum ? 'unchanged' : 'changed'
+      const status = plannedStatus(file, ledger)
       hooks.onFile?.(file.name, status, 0)
       return { name: file.name, status, ms: 0 }
     })
     return { version, files: planned, lockWaitMs: 0, durationMs: Date.now() - started }
   }
 
-  const lockStart = Date.now()
-  await client.query(`SET lock_timeout = ${Math.max(0, Math.trunc(options.lockTimeoutMs ?? 60_000))}`)
-  const immediate = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-    SCHEMA_LOCK_KEY,
-  ])
-  if (!immediate.rows[0]?.locked) {
-    hooks.onLockWait?.(await lockHolder(client))
-    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY])
-  }
-  const lockWaitMs = Date.now() - lockStart
+  const lockWaitMs = await acquireSchemaLock(client, { lockTimeoutMs: options.lockTimeoutMs, onWait: hooks.onLockWait })
   hooks.onLocked?.(lockWaitMs)
-
   try {
-    await client.query('SET lock_timeout = 0')
-    await client.query(LEDGER_DDL)
-    const ledger = await readLedger(client)
+    await ensureSchemaLedger(client)
+    const ledger = await readSchemaLedger(client)
     const results: SchemaApplyResult['files'] = []
     for (const file of files) {
       const fileStart = Date.now()
-      if (ledger.get(file.name) === file.checksum) {
-        results.push({ name: file.name, status: 'unchanged', ms: 0 })
-        hooks.onFile?.(file.name, 'unchanged', 0)
-        continue
-      }
-      await client.query('BEGIN')
-      try {
-        await client.query(file.sql)
-        await client.query(
-          `INSERT INTO queen.schema_ledger (file_name, file_number, checksum) VALUES ($1, $2, $3)
-           ON CONFLICT (file_name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
-          [file.name, file.number, file.checksum],
-        )
-        await client.query('COMMIT')
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined)
-        throw new Error(`schema file ${file.name} failed: ${(error as Error).message}`, { cause: error })
-      }
+      const status = await applySchemaFile(client, file, ledger)
       const ms = Date.now() - fileStart
-      results.push({ name: file.name, status: 'applied', ms })
-      hooks.onFile?.(file.name, 'applied', ms)
+      results.push({ name: file.name, status, ms })
+      hooks.onFile?.(file.name, status, ms)
     }
     return { version, files: results, lockWaitMs, durationMs: Date.now() - started }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY]).catch(() => undefined)
+    await releaseSchemaLock(client).catch(() => undefined)
   }
 }

@@ -17,7 +17,7 @@ export function installBodyParsing(app: FastifyInstance): void {
       done(null, {})
       return
     }
-    parseJson(request, text, (error: Error | null, value?: unknown) => {
+    void parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error) {
         done(new BrokerError('invalidJson', `Invalid JSON: ${error.message}`))
         return

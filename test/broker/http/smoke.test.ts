@@ -17,7 +17,11 @@ describe('smoke', () => {
     const pop = await http(broker, 'GET', '/api/v1/pop/queue/q1?batch=10')
     expect(pop.body.messages).toHaveLength(1)
     const m = pop.body.messages[0]
-    const ack = await http(broker, 'POST', '/api/v1/ack', { transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId })
+    const ack = await http(broker, 'POST', '/api/v1/ack', {
+      transactionId: m.transactionId,
+      partitionId: m.partitionId,
+      leaseId: m.leaseId,
+    })
     expect(ack.body[0]).toMatchObject({ success: true, leaseReleased: true })
     const health = await http(broker, 'GET', '/health')
     expect(health.status).toBe(200)

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 
 export function registerHealthRoutes(app: FastifyInstance): void {
-  app.get('/health/live', async () => ({
+  app.get('/health/live', () => ({
     status: 'alive',
     uptime_s: Math.floor((Date.now() - app.broker.state.startedAt) / 1000),
   }))

@@ -1,0 +1,73 @@
+/**
+ * The one shape of every background service (style.md 3.9): `runOnce()` on an interval with ±10 %
+ * jitter; an error is logged and the loop continues; `stop()` waits for the running cycle.
+ */
+import { EventEmitter } from 'node:events'
+import type { Logger } from 'pino'
+
+/** A background service. */
+export interface BackgroundService {
+  readonly name: string
+  start(): void
+  stop(): Promise<void>
+  runOnce(): Promise<void>
+}
+
+/**
+ * Announces the end of every cycle (`cycle`, with the service name) so tests wait on events rather than
+ * sleeps; nothing listens in production.
+ */
+export const cycleEvents = new EventEmitter()
+
+/** Runs `work` every `intervalMs` (with jitter) until stopped. */
+export class BackgroundLoop implements BackgroundService {
+  readonly name: string
+  private readonly intervalMs: number
+  private readonly work: () => Promise<void>
+  private readonly log: Logger
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private stopped = true
+
+  constructor(name: string, intervalMs: number, work: () => Promise<void>, log: Logger) {
+    if (!Number.isFinite(intervalMs) || intervalMs <= 0) throw new Error(`${name}: interval must be > 0 ms`)
+    this.name = name
+    this.intervalMs = intervalMs
+    this.work = work
+    this.log = log.child({ component: `jobs.${name}` })
+  }
+
+  start(): void {
+    if (!this.stopped) return
+    this.stopped = false
+    this.schedule()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    await this.running
+  }
+
+  async runOnce(): Promise<void> {
+    try {
+      await this.work()
+    } catch (error) {
+      this.log.error({ err: error }, 'background cycle failed')
+    } finally {
+      cycleEvents.emit('cycle', this.name)
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return
+    const jitter = 1 + (Math.random() * 0.2 - 0.1)
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce().finally(() => {
+        this.running = undefined
+        this.schedule()
+      })
+    }, this.intervalMs * jitter)
+  }
+}

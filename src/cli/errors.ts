@@ -1,0 +1,29 @@
+/**
+ * The CLI's two kinds of failure (style.md 3.4): a UserError is expected (bad input, broker unreachable,
+ * missing --yes), carries an exit code (cli.md section 5) and a one-line hint, and prints without a stack;
+ * anything else is a bug and prints its stack under --debug.
+ */
+
+/** Exit codes of cli.md section 5. */
+export const EXIT = {
+  ok: 0,
+  user: 1,
+  server: 2,
+  auth: 3,
+  noop: 4,
+} as const
+
+/** An expected failure with an exit code and an optional hint. */
+export class UserError extends Error {
+  readonly exitCode: number
+  readonly hint: string | undefined
+  readonly code: string
+
+  constructor(message: string, options: { exitCode?: number; hint?: string; code?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause })
+    this.name = 'UserError'
+    this.exitCode = options.exitCode ?? EXIT.user
+    this.hint = options.hint
+    this.code = options.code ?? 'user_error'
+  }
+}

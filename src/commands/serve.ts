@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises'
+import { Flags } from '@oclif/core'
+import { ConfigError, effectiveConfigLines, resolveBrokerConfig } from '../broker/config.js'
+import { createLogger } from '../broker/observe/logger.js'
+import { BootError, startBroker } from '../broker/server.js'
+import { BROKER_VERSION } from '../broker/version.js'
+import { BaseCommand } from '../cli/base-command.js'
+import { UserError } from '../cli/errors.js'
+
+export default class Serve extends BaseCommand {
+  static override summary = 'Run the Queen broker'
+  static override description =
+    'Starts the broker: HTTP on PORT (6632), PostgreSQL from PG_HOST or, when PG_HOST is unset, an embedded PostgreSQL in QUEEN_DATA_DIR. Configuration comes from the environment (see queenctl env list); flags override it. SIGTERM or SIGINT drains and exits 0.'
+
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 7000 --log-level debug',
+    'PG_HOST=db.internal PG_PASSWORD=secret <%= config.bin %> serve',
+    '<%= config.bin %> serve --env-file /etc/queen.env --print-config',
+  ]
+
+  static override flags = {
+    port: Flags.integer({ description: 'HTTP port (overrides PORT)', min: 0, max: 65535 }),
+    host: Flags.string({ description: 'bind address (overrides HOST)' }),
+    'log-level': Flags.string({
+      description: 'log level (overrides LOG_LEVEL)',
+      options: ['trace', 'debug', 'info', 'warn', 'error'],
+    }),
+    'env-file': Flags.string({ description: 'KEY=VALUE file read before defaults; never overrides the environment' }),
+    'data-dir': Flags.string({ description: 'embedded PostgreSQL data directory (overrides QUEEN_DATA_DIR)' }),
+    'print-config': Flags.boolean({ description: 'print the effective configuration and exit', default: false }),
+  }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve)
+    let envFile: string | undefined
+    if (flags['env-file']) {
+      envFile = await readFile(flags['env-file'], 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new UserError(`--env-file ${flags['env-file']}: ${error.code ?? error.message}`)
+      })
+    }
+    let resolved
+    try {
+      resolved = resolveBrokerConfig({
+        env: process.env,
+        envFile,
+        flags: { port: flags.port, host: flags.host, logLevel: flags['log-level'], dataDir: flags['data-dir'] },
+      })
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        for (const warning of error.warnings) process.stderr.write(`${warning}\n`)
+        for (const problem of error.problems) process.stderr.write(`${problem}\n`)
+        throw new UserError(`${error.problems.length} invalid configuration variable(s); the broker did not start`, {
+          code: 'config_error',
+        })
+      }
+      throw error
+    }
+    const { config, warnings, infos } = resolved
+    const lines = effectiveConfigLines(config, { version: BROKER_VERSION })
+    if (flags['print-config']) {
+      for (const line of lines) this.log(line)
+      for (const warning of warnings) process.stderr.write(`${warning}\n`)
+      return
+    }
+
+    const log = createLogger({ level: config.log.level, json: config.log.json, serverId: config.serverId })
+    for (const line of lines) log.info(line)
+    for (const info of infos) log.info(info)
+    for (const warning of warnings) log.warn(warning)
+
+    const fatal = (error: unknown) => {
+      log.fatal({ err: error }, 'panic')
+      process.exit(2)
+    }
+    process.on('uncaughtException', fatal)
+    process.on('unhandledRejection', fatal)
+
+    let broker
+    try {
+      broker = await startBroker(config, log)
+    } catch (error) {
+      if (error instanceof BootError) {
+        log.fatal({ err: error }, error.message)
+        process.exit(error.exitCode)
+      }
+      throw error
+    }
+    const running = broker
+    let signals = 0
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals += 1
+      if (signals > 1) {
+        log.warn({ signal }, 'second signal: closing connections now')
+        running.app.server.closeAllConnections()
+        return
+      }
+      void running.shutdown(signal).then((code) => process.exit(code))
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  }
+}
