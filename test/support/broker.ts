@@ -7,6 +7,7 @@ import pg from 'pg'
 import { buildApp } from '../../src/broker/app.js'
 import { HealthProbe } from '../../src/broker/db/health-probe.js'
 import { createServices, type BrokerServices, type ServicesConfig } from '../../src/broker/services.js'
+import { createLogger } from '../../src/broker/observe/logger.js'
 import { createTestDatabase, databaseConnection, dropTestDatabase } from './database.js'
 import { trackResource } from './resources.js'
 
@@ -53,7 +54,14 @@ export async function startTestBroker(
     throw error
   })
   services.state.phase = 'ready'
-  const app = await buildApp(services)
+  // Errors (5xx, background failures) reach the test output; TEST_LOG_LEVEL=debug shows more.
+  const log = createLogger({
+    level: process.env.TEST_LOG_LEVEL ?? 'error',
+    json: false,
+    serverId: 'test',
+    destination: process.stderr,
+  })
+  const app = await buildApp(services, { loggerInstance: log })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0

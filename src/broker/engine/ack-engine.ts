@@ -68,6 +68,11 @@ export class AckEngine {
     })
   }
 
+  /** Batching counters: requests handled and batches (round trips) they took. */
+  get batching(): { requests: number; batches: number } {
+    return { requests: this.batcher.submissionsRun, batches: this.batcher.batchesRun }
+  }
+
   /** Applies the acks of one request; one outcome per item, in order. */
   async ack(tenant: string, items: AckItem[]): Promise<AckOutcome[]> {
     if (items.length === 0) return []

@@ -28,6 +28,10 @@ export class MicroBatcher<In, Out> {
   private queue: Pending<In, Out>[] = []
   private inFlight = 0
   private scheduled = false
+  /** Batches run so far (one database round trip each, unless a failure split one). */
+  batchesRun = 0
+  /** Submissions handled so far; `submissionsRun / batchesRun` is the batching efficiency. */
+  submissionsRun = 0
 
   private readonly runner: BatchRunner<In, Out>
   private readonly options: MicroBatcherOptions<In>
@@ -72,6 +76,8 @@ export class MicroBatcher<In, Out> {
         this.queue.shift()
       }
       this.inFlight += 1
+      this.batchesRun += 1
+      this.submissionsRun += batch.length
       void this.run(batch)
     }
   }

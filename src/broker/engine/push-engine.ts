@@ -85,6 +85,17 @@ export class PushEngine {
     this.options = options
   }
 
+  /** Batching counters summed over tenants: requests handled and batches (round trips) they took. */
+  get batching(): { requests: number; batches: number } {
+    let requests = 0
+    let batches = 0
+    for (const batcher of this.batchers.values()) {
+      requests += batcher.submissionsRun
+      batches += batcher.batchesRun
+    }
+    return { requests, batches }
+  }
+
   /** Stores the items of one request; resolves with one outcome per item, in order. */
   async push(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     if (items.length === 0) return []

@@ -1,18 +1,20 @@
 -- POST /api/v1/configure: creates or fully replaces a queue's options and tags, and makes sure its
 -- Default partition exists. Enabling maxSize recounts the stored messages, since the counter is kept only
 -- while a cap is set.
--- $1 tenant, $2 queue name, $3 namespace, $4 task, $5 options (jsonb with every option, wire names).
-WITH upserted AS (
+-- $1 tenant, $2 queue name, $3 namespace, $4 task, $5 options (jsonb with every option, wire names; cast once
+-- in the first CTE).
+WITH o AS (SELECT $5::jsonb AS v), upserted AS (
   INSERT INTO queen.queues AS q (tenant, name, namespace, task, lease_time_seconds, retry_limit, retry_delay_ms, priority,
                                  delayed_processing_seconds, window_buffer_seconds, max_size, max_partitions,
                                  dedup_window_seconds, dead_letter_queue, retention_enabled, retention_seconds,
                                  completed_retention_seconds, max_wait_time_seconds, encryption_enabled)
-  VALUES ($1, $2, $3, $4, ($5->>'leaseTime')::integer, ($5->>'retryLimit')::integer, ($5->>'retryDelay')::integer,
-          ($5->>'priority')::integer, ($5->>'delayedProcessing')::integer, ($5->>'windowBuffer')::integer,
-          ($5->>'maxSize')::bigint, ($5->>'maxPartitions')::integer, ($5->>'dedupWindowSeconds')::integer,
-          ($5->>'deadLetterQueue')::boolean, ($5->>'retentionEnabled')::boolean, ($5->>'retentionSeconds')::bigint,
-          ($5->>'completedRetentionSeconds')::bigint, ($5->>'maxWaitTimeSeconds')::bigint,
-          ($5->>'encryptionEnabled')::boolean)
+  SELECT $1, $2, $3, $4, (o.v->>'leaseTime')::integer, (o.v->>'retryLimit')::integer, (o.v->>'retryDelay')::integer,
+         (o.v->>'priority')::integer, (o.v->>'delayedProcessing')::integer, (o.v->>'windowBuffer')::integer,
+         (o.v->>'maxSize')::bigint, (o.v->>'maxPartitions')::integer, (o.v->>'dedupWindowSeconds')::integer,
+         (o.v->>'deadLetterQueue')::boolean, (o.v->>'retentionEnabled')::boolean, (o.v->>'retentionSeconds')::bigint,
+         (o.v->>'completedRetentionSeconds')::bigint, (o.v->>'maxWaitTimeSeconds')::bigint,
+         (o.v->>'encryptionEnabled')::boolean
+  FROM o
   ON CONFLICT (tenant, name) DO UPDATE SET
     namespace = EXCLUDED.namespace, task = EXCLUDED.task, lease_time_seconds = EXCLUDED.lease_time_seconds,
     retry_limit = EXCLUDED.retry_limit, retry_delay_ms = EXCLUDED.retry_delay_ms, priority = EXCLUDED.priority,
