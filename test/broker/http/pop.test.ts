@@ -1,0 +1,265 @@
+import net from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestBroker, type TestBroker } from '../../support/broker.js'
+import { ack, ackBatch, configure, numbers, pop, push, pushMany, sleep } from '../../support/queen.js'
+
+let broker: TestBroker
+beforeAll(async () => {
+  broker = await startTestBroker({ label: 'pop' })
+})
+afterAll(async () => {
+  await broker.close()
+})
+
+describe('GET /api/v1/pop/queue/:queue', () => {
+  it('delivers in position order with the envelope and message fields of http-api.md 4.1-4.2', async () => {
+    await pushMany(broker, 'pop-shape', 'p', 3)
+    const body = await pop(broker, 'pop-shape', { batch: 10 })
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        'consumerGroup',
+        'leaseId',
+        'messages',
+        'partition',
+        'partitionId',
+        'partitionsClaimed',
+        'queue',
+        'success',
+      ].sort(),
+    )
+    expect(body).toMatchObject({
+      success: true,
+      queue: 'pop-shape',
+      partition: 'p',
+      consumerGroup: '__QUEUE_MODE__',
+      partitionsClaimed: 1,
+    })
+    expect(numbers(body)).toEqual([0, 1, 2])
+    const message = body.messages[0]
+    expect(Object.keys(message).sort()).toEqual(
+      [
+        'consumerGroup',
+        'createdAt',
+        'data',
+        'id',
+        'leaseId',
+        'partition',
+        'partitionId',
+        'producerSub',
+        'queue',
+        'retryCount',
+        'traceId',
+        'transactionId',
+      ].sort(),
+    )
+    expect(message).toMatchObject({
+      leaseId: body.leaseId,
+      queue: 'pop-shape',
+      partition: 'p',
+      retryCount: 0,
+      producerSub: null,
+    })
+  })
+
+  it('never returns more than batch messages, and a leased partition is skipped by the same group', async () => {
+    await pushMany(broker, 'pop-batch', 'p', 5)
+    const first = await pop(broker, 'pop-batch', { batch: 2 })
+    expect(numbers(first)).toEqual([0, 1])
+    // The only partition is leased by the first pop: nothing for another consumer of the group.
+    const second = await pop(broker, 'pop-batch', { batch: 2 })
+    expect(second).toEqual({ success: false, error: 'no_available_partition', messages: [] })
+    await ackBatch(broker, first.messages)
+    const third = await pop(broker, 'pop-batch', { batch: 10 })
+    expect(numbers(third)).toEqual([2, 3, 4])
+  })
+
+  it('claims up to `partitions` partitions in one pop, grouped by partition, under one lease', async () => {
+    for (const partition of ['a', 'b', 'c']) await pushMany(broker, 'pop-multi', partition, 2)
+    const body = await pop(broker, 'pop-multi', { batch: 10, partitions: 2 })
+    expect(body.partitionsClaimed).toBe(2)
+    expect(body.messages).toHaveLength(4)
+    const partitions = body.messages.map((message: any) => message.partition)
+    expect(new Set(partitions).size).toBe(2)
+    expect(partitions[0]).toBe(partitions[1])
+    expect(new Set(body.messages.map((message: any) => message.leaseId))).toEqual(new Set([body.leaseId]))
+    const rest = await pop(broker, 'pop-multi', { batch: 10, partitions: 5 })
+    expect(rest.messages).toHaveLength(2)
+    expect(partitions).not.toContain(rest.partition)
+  })
+
+  it('answers no_available_partition for an unknown queue and never creates it', async () => {
+    const body = await pop(broker, 'never-pushed')
+    expect(body).toEqual({ success: false, error: 'no_available_partition', messages: [] })
+    const rows = await broker.db.query("SELECT count(*)::int AS n FROM queen.queues WHERE name = 'never-pushed'")
+    expect(rows.rows[0].n).toBe(0)
+  })
+
+  it('serves the specific-partition route, with partition_not_found and lease_held', async () => {
+    await pushMany(broker, 'pop-specific', 'left', 2)
+    await pushMany(broker, 'pop-specific', 'right', 2, 10)
+    const right = await pop(broker, 'pop-specific', { batch: 10 }, 'right')
+    expect(numbers(right)).toEqual([10, 11])
+    expect(await pop(broker, 'pop-specific', {}, 'right')).toEqual({
+      success: false,
+      error: 'lease_held',
+      messages: [],
+    })
+    expect(await pop(broker, 'pop-specific', {}, 'nowhere')).toEqual({
+      success: false,
+      error: 'partition_not_found',
+      messages: [],
+    })
+    const rows = await broker.db.query("SELECT count(*)::int AS n FROM queen.partitions WHERE name = 'nowhere'")
+    expect(rows.rows[0].n).toBe(0)
+  })
+
+  it('gives every consumer group every message (fan-out) while consumers inside a group share them', async () => {
+    await pushMany(broker, 'fanout', 'p', 3)
+    const a = await pop(broker, 'fanout', { consumerGroup: 'A', batch: 10 })
+    const b = await pop(broker, 'fanout', { consumerGroup: 'B', batch: 10 })
+    expect(numbers(a)).toEqual([0, 1, 2])
+    expect(numbers(b)).toEqual([0, 1, 2])
+    expect(a.messages[0].consumerGroup).toBe('A')
+    // Queue mode is a group of its own.
+    const queueMode = await pop(broker, 'fanout', { batch: 10 })
+    expect(numbers(queueMode)).toEqual([0, 1, 2])
+  })
+
+  it('starts a new named group at the oldest message by default, and at "now" with subscriptionMode=new', async () => {
+    await pushMany(broker, 'subscribe', 'p', 2)
+    const all = await pop(broker, 'subscribe', { consumerGroup: 'from-start', batch: 10 })
+    expect(numbers(all)).toEqual([0, 1])
+    const fresh = await pop(broker, 'subscribe', { consumerGroup: 'only-new', subscriptionMode: 'new', batch: 10 })
+    expect(fresh.messages).toEqual([])
+    await pushMany(broker, 'subscribe', 'p', 1, 100)
+    const later = await pop(broker, 'subscribe', { consumerGroup: 'only-new', batch: 10 })
+    expect(numbers(later)).toEqual([100])
+    // new-only is the same as new.
+    const newOnly = await pop(broker, 'subscribe', { consumerGroup: 'new-only-group', subscriptionMode: 'new-only' })
+    expect(newOnly.messages).toEqual([])
+  })
+
+  it('starts at subscriptionFrom and keeps the first recorded subscription on later pops', async () => {
+    await pushMany(broker, 'subscribe-from', 'p', 2)
+    await sleep(20)
+    const cut = new Date().toISOString()
+    await sleep(20)
+    await pushMany(broker, 'subscribe-from', 'p', 2, 10)
+    const body = await pop(broker, 'subscribe-from', { consumerGroup: 'g', subscriptionFrom: cut, batch: 10 })
+    expect(numbers(body)).toEqual([10, 11])
+    await ackBatch(broker, body.messages)
+    // A later pop asking for "all" does not move the recorded start.
+    await pushMany(broker, 'subscribe-from', 'p', 1, 20)
+    const again = await pop(broker, 'subscribe-from', { consumerGroup: 'g', subscriptionMode: 'all', batch: 10 })
+    expect(numbers(again)).toEqual([20])
+  })
+
+  it('settles at delivery with autoAck: no lease, leaseId "", never redelivered', async () => {
+    await pushMany(broker, 'auto', 'p', 3)
+    const body = await pop(broker, 'auto', { autoAck: true, batch: 2, consumerGroup: 'g' })
+    expect(numbers(body)).toEqual([0, 1])
+    expect(body.leaseId).toBe('')
+    expect(body.messages.every((message: any) => message.leaseId === '')).toBe(true)
+    const next = await pop(broker, 'auto', { autoAck: true, batch: 10, consumerGroup: 'g' })
+    expect(numbers(next)).toEqual([2])
+    const rows = await broker.db.query(
+      "SELECT c.cursor_position, c.lease_id FROM queen.consumers c JOIN queen.queues q ON q.id = c.queue_id WHERE q.name = 'auto'",
+    )
+    expect(rows.rows).toEqual([{ cursor_position: 3, lease_id: null }])
+  })
+
+  it('holds messages for delayedProcessing seconds', async () => {
+    await configure(broker, 'delayed', { delayedProcessing: 1 })
+    await pushMany(broker, 'delayed', 'p', 1)
+    expect((await pop(broker, 'delayed')).messages).toEqual([])
+    await sleep(1100)
+    expect(numbers(await pop(broker, 'delayed'))).toEqual([0])
+  })
+
+  it('waits for windowBuffer seconds of quiet on a partition, and says so on the partition route', async () => {
+    await configure(broker, 'windowed', { windowBuffer: 1 })
+    await pushMany(broker, 'windowed', 'p', 2)
+    expect((await pop(broker, 'windowed')).messages).toEqual([])
+    const specific = await pop(broker, 'windowed', {}, 'p')
+    expect(specific).toMatchObject({ success: true, messages: [], windowBufferActive: true, leaseId: '' })
+    await sleep(1100)
+    expect(numbers(await pop(broker, 'windowed', { batch: 10 }))).toEqual([0, 1])
+  })
+
+  it('wakes a parked long-poll on a push to that queue instead of finding it by polling', async () => {
+    // With a 60 s re-check interval only a wake-up can answer this pop quickly.
+    const slow = await startTestBroker({
+      label: 'wake',
+      config: {
+        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
+      },
+    })
+    try {
+      const started = Date.now()
+      const parked = pop(slow, 'wake-q', { wait: true, timeout: 30_000 })
+      await sleep(200)
+      expect(slow.services.waiters.parked).toBe(1)
+      await push(slow, [{ queue: 'wake-q', payload: { n: 7 } }])
+      const body = await parked
+      expect(numbers(body)).toEqual([7])
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(slow.services.waiters.parked).toBe(0)
+    } finally {
+      await slow.close()
+    }
+  })
+
+  it('answers the empty envelope when the long-poll timeout passes', async () => {
+    const started = Date.now()
+    const body = await pop(broker, 'quiet', { wait: true, timeout: 300, consumerGroup: 'g' })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290)
+    expect(body).toEqual({
+      success: true,
+      queue: 'quiet',
+      partition: '',
+      partitionId: null,
+      leaseId: null,
+      consumerGroup: 'g',
+      messages: [],
+    })
+  })
+
+  it('serves partitions least-recently-served first so a busy partition cannot starve the others', async () => {
+    await pushMany(broker, 'fair', 'hot', 50)
+    for (const partition of ['c1', 'c2', 'c3']) await pushMany(broker, 'fair', partition, 1)
+    const served: string[] = []
+    for (let index = 0; index < 4; index++) {
+      const body = await pop(broker, 'fair', { batch: 5 })
+      served.push(body.partition)
+      await ackBatch(broker, body.messages)
+    }
+    expect(new Set(served)).toEqual(new Set(['hot', 'c1', 'c2', 'c3']))
+  })
+
+  it('releases the lease without counting a failure when the client is gone before the answer is written', async () => {
+    await pushMany(broker, 'gone', 'p', 1)
+    const { port } = new URL(broker.url)
+    // The client sends its pop and hangs up at once; the broker finds the socket closed when it answers.
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.end('GET /api/v1/pop/queue/gone HTTP/1.1\r\nHost: x\r\n\r\n')
+        socket.destroy()
+        resolve()
+      })
+    })
+    const deadline = Date.now() + 5000
+    let released = false
+    while (Date.now() < deadline && !released) {
+      await sleep(50)
+      const rows = await broker.db.query(
+        "SELECT c.lease_id FROM queen.consumers c JOIN queen.queues q ON q.id = c.queue_id WHERE q.name = 'gone'",
+      )
+      released = rows.rows.length === 1 && rows.rows[0].lease_id === null
+    }
+    expect(released).toBe(true)
+    const body = await pop(broker, 'gone', {})
+    expect(body.messages).toHaveLength(1)
+    expect(body.messages[0].retryCount).toBe(0)
+    await ack(broker, body.messages[0])
+  })
+})
