@@ -44,7 +44,8 @@ export async function buildApp(services: BrokerServices, options: BuildAppOption
     forceCloseConnections: 'idle',
     // Per-request lines would be thousands per second; requests are summarised by the periodic rates block.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false },
+    // Names are up to 255 characters, each up to 12 bytes percent-encoded (a 4-byte UTF-8 character).
+    routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false, maxParamLength: 4096 },
   })
   app.decorate('broker', services)
   installBodyParsing(app)

@@ -30,7 +30,9 @@ export async function pop(
   params: Record<string, string | number | boolean> = {},
   partition?: string,
 ): Promise<any> {
-  const query = new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)])).toString()
+  const query = new URLSearchParams(
+    Object.entries(params).map(([key, value]): [string, string] => [key, String(value)]),
+  ).toString()
   const path =
     partition === undefined ? `/api/v1/pop/queue/${queue}` : `/api/v1/pop/queue/${queue}/partition/${partition}`
   const response = await http(broker, 'GET', `${path}${query ? `?${query}` : ''}`)

@@ -8,6 +8,18 @@ import { BrokerError } from '../errors.js'
 
 type DoneFn = (error: Error | null, body?: unknown) => void
 
+/** Route config flag for routes that read no body: whatever is sent is ignored, never parsed. */
+export interface BodylessRouteConfig {
+  ignoreBody?: boolean
+}
+
+/** Route options marking a route as reading no body (http-api.md 2.1: "Body on a route that reads none"). */
+export const IGNORE_BODY = { config: { ignoreBody: true } satisfies BodylessRouteConfig }
+
+function ignoresBody(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as BodylessRouteConfig | undefined)?.ignoreBody === true
+}
+
 /** Installs the broker's content-type parsers on `app`. */
 export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -31,7 +43,7 @@ export function installBodyParsing(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8')
     const type = request.headers['content-type']
-    if (text.length === 0) {
+    if (text.length === 0 || ignoresBody(request)) {
       done(null, {})
       return
     }

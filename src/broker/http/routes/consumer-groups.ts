@@ -2,6 +2,7 @@
  * Consumer groups: DELETE /api/v1/consumer-groups/:group and POST .../:group/subscription
  * (http-api.md section 8). Listing, lag and seeks come with the admin surface.
  */
+import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance } from 'fastify'
 import { executeQuery, runQuery } from '../../db/pool.js'
 import { validationError } from '../../errors.js'
@@ -10,7 +11,7 @@ import { queryBoolean, type Query } from '../validation/query.js'
 import { asObject, checkName, checkTimestamp } from '../validation/rules.js'
 
 export function registerConsumerGroupRoutes(app: FastifyInstance): void {
-  app.delete('/api/v1/consumer-groups/:group', async (request) => {
+  app.delete('/api/v1/consumer-groups/:group', IGNORE_BODY, async (request) => {
     const group = checkName((request.params as { group?: unknown }).group, 'group')
     const deleteMetadata = queryBoolean(request.query as Query, 'deleteMetadata', true)
     const [row] = await runQuery<{ deleted_partitions: number; deleted_subscriptions: number }>(

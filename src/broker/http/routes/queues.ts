@@ -2,6 +2,7 @@
  * Queue resources: POST /api/v1/configure, GET /api/v1/resources/queues[/:queue],
  * DELETE /api/v1/resources/queues/:queue (http-api.md 6.1-6.3).
  */
+import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance } from 'fastify'
 import { runQuery } from '../../db/pool.js'
 import { BrokerError } from '../../errors.js'
@@ -67,7 +68,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     }
   })
 
-  app.delete('/api/v1/resources/queues/:queue', async (request) => {
+  app.delete('/api/v1/resources/queues/:queue', IGNORE_BODY, async (request) => {
     const broker = app.broker
     const tenant = tenantOf(request)
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
