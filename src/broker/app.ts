@@ -28,6 +28,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     broker: BrokerServices
   }
+  interface FastifyRequest {
+    /** Time a long-poll spent parked; excluded from request latency metrics. */
+    parkedMs: number
+  }
 }
 
 const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
@@ -50,8 +54,23 @@ export async function buildApp(services: BrokerServices, options: BuildAppOption
   app.decorate('broker', services)
   installBodyParsing(app)
 
+  app.decorateRequest('parkedMs', 0)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
+  })
+  // While draining, every answer closes its connection so the listener can finish (operations.md 5.1).
+  app.addHook('onSend', async (_request, reply) => {
+    if (services.state.phase === 'draining') void reply.header('Connection', 'close')
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    services.events.emit(
+      'request',
+      route,
+      request.method,
+      reply.statusCode,
+      Math.max(0, reply.elapsedTime - request.parkedMs),
+    )
   })
 
   app.setErrorHandler((error: FastifyError | BrokerError, request, reply) => {

@@ -194,7 +194,9 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
     (error, context) => log.error({ err: error, context }, 'background error'),
   )
   const app = await buildApp(services, { loggerInstance: log.child({ component: 'http' }) })
-  const jobs: BackgroundService[] = [leaseReclaimJob(pool, services.waiters, config.jobs.leaseReclaimIntervalMs, log)]
+  const jobs: BackgroundService[] = [
+    leaseReclaimJob(pool, services.waiters, services.events, config.jobs.leaseReclaimIntervalMs, log),
+  ]
 
   log.info({ peers: 0, auth: 'off', listening: 'no', server_id: config.serverId }, 'mesh')
 
@@ -238,11 +240,14 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       services.state.phase = 'draining'
       if (schemaRetry) clearTimeout(schemaRetry)
       services.waiters.shutdown()
+      // Let the parked answers (sent with Connection: close) reach their sockets before closing.
+      await new Promise((resolve) => setImmediate(resolve))
       let exitCode = 0
       const timeout = new Promise<'timeout'>((resolve) =>
         setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref(),
       )
       const closed = app.close().then(() => 'closed' as const)
+      app.server.closeIdleConnections()
       if ((await Promise.race([closed, timeout])) === 'timeout') {
         exitCode = 2
         app.server.closeAllConnections()

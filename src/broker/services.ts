@@ -10,6 +10,7 @@ import { PushEngine } from './engine/push-engine.js'
 import { QueueRegistry } from './engine/queue-registry.js'
 import { TransactionEngine } from './engine/transaction-engine.js'
 import type { HealthProbe } from './db/health-probe.js'
+import { BrokerEvents } from './observe/broker-events.js'
 
 /** The configuration the request path reads (a view of BrokerConfig). */
 export interface ServicesConfig {
@@ -42,6 +43,8 @@ export interface BrokerServices {
   pop: PopEngine
   transactions: TransactionEngine
   health: HealthProbe
+  /** Data-plane events for metrics and logs. */
+  events: BrokerEvents
   state: { phase: BrokerPhase; startedAt: number }
   /** Logs an error from a background path (waiter attempts, wake-ups). */
   reportError: (error: unknown, context: string) => void
@@ -55,6 +58,7 @@ export function createServices(
   reportError: BrokerServices['reportError'],
 ): BrokerServices {
   const registry = new QueueRegistry(pool, config.stateRefreshMs)
+  const events = new BrokerEvents()
   const waiters = new PopWaiters(config.popWait, (error) => reportError(error, 'pop waiter'))
   const wakeListener = {
     messagesStored: (tenant: string, queue: string, partition: string) => waiters.wake(tenant, queue, partition),
@@ -62,12 +66,18 @@ export function createServices(
   }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
   const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
-  const push = new PushEngine(pool, registry, wakeListener, {
-    maxInFlight,
-    maxBatchItems: config.maxBatchItems,
-    encryptionKeyConfigured: config.encryptionKeyConfigured,
-  })
-  const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems })
+  const push = new PushEngine(
+    pool,
+    registry,
+    wakeListener,
+    {
+      maxInFlight,
+      maxBatchItems: config.maxBatchItems,
+      encryptionKeyConfigured: config.encryptionKeyConfigured,
+    },
+    events,
+  )
+  const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
   return {
     config,
     pool,
@@ -75,9 +85,10 @@ export function createServices(
     waiters,
     push,
     ack,
-    pop: new PopEngine(pool, registry, waiters),
+    pop: new PopEngine(pool, registry, waiters, events),
     transactions: new TransactionEngine(pool, push, ack, wakeListener),
     health,
+    events,
     state: { phase: 'starting', startedAt: Date.now() },
     reportError,
   }

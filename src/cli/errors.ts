@@ -13,6 +13,8 @@ export const EXIT = {
   noop: 4,
 } as const
 
+const DEFAULT_CODES: Record<number, string> = { 1: 'user_error', 2: 'server_error', 3: 'auth_error', 4: 'noop' }
+
 /** An expected failure with an exit code and an optional hint. */
 export class UserError extends Error {
   readonly exitCode: number
@@ -24,6 +26,6 @@ export class UserError extends Error {
     this.name = 'UserError'
     this.exitCode = options.exitCode ?? EXIT.user
     this.hint = options.hint
-    this.code = options.code ?? 'user_error'
+    this.code = options.code ?? DEFAULT_CODES[this.exitCode] ?? 'user_error'
   }
 }

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -213,10 +214,10 @@ export async function connect(database: string): Promise<pg.Client> {
   await client.connect()
   const untrack = trackResource(`pg client on ${database}`)
   const end = client.end.bind(client)
-  client.end = (async () => {
+  client.end = async () => {
     untrack()
     await end()
-  }) as typeof client.end
+  }
   return client
 }
 
@@ -245,13 +246,21 @@ export async function postmasterPid(clusterDir: string): Promise<number | undefi
   return Number.isInteger(pid) && pid > 0 ? pid : undefined
 }
 
-/** True when a process with this pid exists. */
+/**
+ * True when a process with this pid exists and has not exited. An exited process whose parent died is a
+ * zombie until init reaps it (some container inits never do), so a zombie counts as gone.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return true
   }
 }
 

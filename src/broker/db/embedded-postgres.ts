@@ -63,6 +63,12 @@ interface Binaries {
   pg_ctl: string
 }
 
+/**
+ * Data directories this process runs a server in. The lock file cannot tell a second start in the same
+ * process from a restart that reused our pid (a container's pid 1), so the process keeps its own record.
+ */
+const heldDataDirs = new Set<string>()
+
 const READY_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 30_000
 const CREDENTIALS_FILE = 'embedded.json'
@@ -128,6 +134,9 @@ async function fileExists(file: string): Promise<boolean> {
 }
 
 async function takeBrokerLock(dataDir: string): Promise<() => Promise<void>> {
+  if (heldDataDirs.has(dataDir)) {
+    throw new Error(`QUEEN_DATA_DIR=${dataDir} is in use by a broker in this process; give each broker its own`)
+  }
   const lockFile = path.join(dataDir, LOCK_FILE)
   const content = JSON.stringify({ pid: process.pid, host: hostname() })
   try {
@@ -142,7 +151,9 @@ async function takeBrokerLock(dataDir: string): Promise<() => Promise<void>> {
     }
     await writeFile(lockFile, content, { mode: 0o600 })
   }
+  heldDataDirs.add(dataDir)
   return async () => {
+    heldDataDirs.delete(dataDir)
     await rm(lockFile, { force: true })
   }
 }

@@ -9,6 +9,7 @@ import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
 import { MicroBatcher } from './micro-batcher.js'
+import type { BrokerEvents } from '../observe/broker-events.js'
 
 /** Normalised ack status. */
 export type AckStatus = 'completed' | 'failed' | 'dlq' | 'retry'
@@ -57,10 +58,17 @@ export class AckEngine {
 
   private readonly pool: pg.Pool
   private readonly listener: AckListener
+  private readonly events: BrokerEvents
 
-  constructor(pool: pg.Pool, listener: AckListener, options: { maxInFlight: number; maxBatchItems: number }) {
+  constructor(
+    pool: pg.Pool,
+    listener: AckListener,
+    options: { maxInFlight: number; maxBatchItems: number },
+    events: BrokerEvents,
+  ) {
     this.pool = pool
     this.listener = listener
+    this.events = events
     this.batcher = new MicroBatcher((requests) => this.runBatch(requests), {
       maxInFlight: options.maxInFlight,
       maxWeight: options.maxBatchItems,
@@ -82,7 +90,19 @@ export class AckEngine {
         this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
       }
     }
+    this.reportOutcomes(tenant, items, outcomes)
     return outcomes
+  }
+
+  /** Reports applied acks, failures and dead-letters to observers. */
+  reportOutcomes(tenant: string, items: AckItem[], outcomes: AckOutcome[]): void {
+    outcomes.forEach((outcome, index) => {
+      const item = items[index]
+      if (!item || !outcome.success || outcome.alreadyAcked || !outcome.queueName) return
+      this.events.emit('acked', tenant, outcome.queueName, item.status, 1)
+      if (item.status === 'failed') this.events.emit('failed', tenant, outcome.queueName, 'nack', 1)
+      if (outcome.dlq) this.events.emit('deadLettered', tenant, outcome.queueName, 1)
+    })
   }
 
   /** Runs acks inside a caller's transaction (POST /api/v1/transaction), without batching. */

@@ -9,6 +9,7 @@ import { runQuery } from '../db/pool.js'
 import { describeDbFailure } from '../db/pg-errors.js'
 import type { PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
+import type { BrokerEvents } from '../observe/broker-events.js'
 
 /** A validated pop request. */
 export interface PopRequest {
@@ -48,6 +49,8 @@ export interface PopAnswer {
   body: Record<string, unknown>
   /** Set when messages were leased (not auto-acked). */
   leaseId?: string
+  /** Time the pop spent parked (excluded from request latency). */
+  parkedMs?: number
 }
 
 interface PopRow {
@@ -74,11 +77,13 @@ export class PopEngine {
   private readonly pool: pg.Pool
   private readonly registry: QueueRegistry
   private readonly waiters: PopWaiters
+  private readonly events: BrokerEvents
 
-  constructor(pool: pg.Pool, registry: QueueRegistry, waiters: PopWaiters) {
+  constructor(pool: pg.Pool, registry: QueueRegistry, waiters: PopWaiters, events: BrokerEvents) {
     this.pool = pool
     this.registry = registry
     this.waiters = waiters
+    this.events = events
   }
 
   /** Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. */
@@ -87,6 +92,8 @@ export class PopEngine {
     const first = await this.attempt(request, leaseId)
     if (first.kind !== 'nothing' || !request.wait || request.timeoutMs === 0) return first.answer
 
+    const parkedAt = Date.now()
+    const parked = (answer: PopAnswer): PopAnswer => ({ ...answer, parkedMs: Date.now() - parkedAt })
     return new Promise<PopAnswer>((resolve) => {
       const deadline = Date.now() + request.timeoutMs
       this.waiters.park(
@@ -96,10 +103,10 @@ export class PopEngine {
           attempt: async () => {
             const next = await this.attempt(request, leaseId)
             if (next.kind === 'nothing') return 'empty'
-            resolve(next.answer)
+            resolve(parked(next.answer))
             return 'delivered'
           },
-          end: () => resolve({ body: deadlineEnvelope(request) }),
+          end: () => resolve(parked({ body: deadlineEnvelope(request) })),
         },
       )
     })
@@ -182,6 +189,14 @@ export class PopEngine {
       queue: request.queue,
       retryCount: row.retry_count ?? 0,
     }))
+    const now = Date.now()
+    this.events.emit(
+      'delivered',
+      request.tenant,
+      request.queue,
+      messages.length,
+      messages.map((message) => Math.max(0, now - Date.parse(message.createdAt))),
+    )
     const body = {
       success: true,
       queue: request.queue,

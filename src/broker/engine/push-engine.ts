@@ -15,6 +15,7 @@ import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '..
 import type { PushItemInput } from '../http/validation/push-body.js'
 import { MicroBatcher } from './micro-batcher.js'
 import type { QueueRegistry } from './queue-registry.js'
+import type { BrokerEvents } from '../observe/broker-events.js'
 
 /** A push item ready for storage. */
 export interface PushItem extends PushItemInput {
@@ -72,17 +73,38 @@ export class PushEngine {
   private readonly registry: QueueRegistry
   private readonly listener: PushListener
   private readonly options: { maxInFlight: number; maxBatchItems: number; encryptionKeyConfigured: boolean }
+  private readonly events: BrokerEvents
 
   constructor(
     pool: pg.Pool,
     registry: QueueRegistry,
     listener: PushListener,
     options: { maxInFlight: number; maxBatchItems: number; encryptionKeyConfigured: boolean },
+    events: BrokerEvents,
   ) {
     this.pool = pool
     this.registry = registry
     this.listener = listener
     this.options = options
+    this.events = events
+  }
+
+  /** Reports outcomes to observers, one event per (queue, outcome). */
+  reportOutcomes(
+    tenant: string,
+    outcomes: { queue: string; status: 'queued' | 'duplicate' | 'failed' | 'buffered' }[],
+  ): void {
+    const counts = new Map<
+      string,
+      { queue: string; status: 'queued' | 'duplicate' | 'failed' | 'buffered'; count: number }
+    >()
+    for (const outcome of outcomes) {
+      const key = `${outcome.queue}\u0000${outcome.status}`
+      const entry = counts.get(key) ?? { queue: outcome.queue, status: outcome.status, count: 0 }
+      entry.count += 1
+      counts.set(key, entry)
+    }
+    for (const entry of counts.values()) this.events.emit('pushed', tenant, entry.queue, entry.status, entry.count)
   }
 
   /** Batching counters summed over tenants: requests handled and batches (round trips) they took. */
@@ -107,6 +129,7 @@ export class PushEngine {
     for (const outcome of outcomes) {
       if (outcome.status === 'queued') this.listener.messagesStored(tenant, outcome.queue, outcome.partition)
     }
+    this.reportOutcomes(tenant, outcomes)
     return outcomes
   }
 

@@ -9,6 +9,7 @@ import type { Logger } from 'pino'
 import { runQuery } from '../db/pool.js'
 import type { PopWaiters } from '../engine/pop-waiters.js'
 import { BackgroundLoop } from './background-loop.js'
+import type { BrokerEvents } from '../observe/broker-events.js'
 
 const LEASES_PER_CYCLE = 1000
 
@@ -21,13 +22,23 @@ interface ReclaimRow {
 }
 
 /** Creates the reclaim loop. */
-export function leaseReclaimJob(pool: pg.Pool, waiters: PopWaiters, intervalMs: number, log: Logger): BackgroundLoop {
+export function leaseReclaimJob(
+  pool: pg.Pool,
+  waiters: PopWaiters,
+  events: BrokerEvents,
+  intervalMs: number,
+  log: Logger,
+): BackgroundLoop {
   return new BackgroundLoop(
     'lease-reclaim',
     intervalMs,
     async () => {
       const rows = await runQuery<ReclaimRow>(pool, 'leaseReclaimExpired', [LEASES_PER_CYCLE])
-      for (const row of rows) waiters.wake(row.tenant, row.queue_name, row.partition_name, 'timer')
+      for (const row of rows) {
+        waiters.wake(row.tenant, row.queue_name, row.partition_name, 'timer')
+        if (row.failures > 0) events.emit('failed', row.tenant, row.queue_name, 'lease_expired', row.failures)
+        if (row.dead_lettered > 0) events.emit('deadLettered', row.tenant, row.queue_name, row.dead_lettered)
+      }
       if (rows.length > 0) {
         log.debug(
           { leases: rows.length, failures: rows.reduce((sum, row) => sum + row.failures, 0) },

@@ -13,6 +13,7 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
     broker.config,
   )
   const answer = await broker.pop.pop(popRequest)
+  request.parkedMs = answer.parkedMs ?? 0
   if (answer.leaseId !== undefined) {
     const leaseId = answer.leaseId
     // A client gone before its answer is written must not keep the lease (semantics.md 4.2).

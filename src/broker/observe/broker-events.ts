@@ -1,0 +1,52 @@
+/**
+ * What happened on the data plane, as events: the engines report, and observers (Prometheus counters,
+ * the per-minute metrics writer, the periodic `rates` log block) listen. Keeps instrumentation out of
+ * the hot paths' logic and lets each observer live in its own module.
+ */
+
+/** Push outcome as counted by metrics (operations.md 12.1). */
+export type PushOutcomeKind = 'queued' | 'buffered' | 'duplicate' | 'failed'
+/** Cause of a counted failure. */
+export type FailureCause = 'nack' | 'lease_expired'
+
+/** Handlers an observer may implement; every one is optional. */
+export interface BrokerEventHandlers {
+  /** `count` push items of one queue ended with `outcome`. */
+  pushed(tenant: string, queue: string, outcome: PushOutcomeKind, count: number): void
+  /** `count` messages of one queue were delivered by a pop; `lagMs` are their ages at delivery. */
+  delivered(tenant: string, queue: string, count: number, lagMs: number[]): void
+  /** `count` acks of one queue were applied with `status`. */
+  acked(tenant: string, queue: string, status: string, count: number): void
+  /** `count` failures were counted for one queue. */
+  failed(tenant: string, queue: string, cause: FailureCause, count: number): void
+  /** `count` messages of one queue were dead-lettered. */
+  deadLettered(tenant: string, queue: string, count: number): void
+  /** An HTTP request finished (long-poll parking excluded from `durationMs`). */
+  request(route: string, method: string, status: number, durationMs: number): void
+}
+
+/** Fan-out of events to registered observers. An observer that throws never breaks the data plane. */
+export class BrokerEvents {
+  private readonly observers: Partial<BrokerEventHandlers>[] = []
+
+  /** Registers an observer; returns a function that removes it. */
+  observe(observer: Partial<BrokerEventHandlers>): () => void {
+    this.observers.push(observer)
+    return () => {
+      const index = this.observers.indexOf(observer)
+      if (index >= 0) this.observers.splice(index, 1)
+    }
+  }
+
+  emit<K extends keyof BrokerEventHandlers>(event: K, ...args: Parameters<BrokerEventHandlers[K]>): void {
+    for (const observer of this.observers) {
+      const handler = observer[event] as ((...values: Parameters<BrokerEventHandlers[K]>) => void) | undefined
+      if (!handler) continue
+      try {
+        handler.apply(observer, args)
+      } catch {
+        // Observers are best-effort by contract.
+      }
+    }
+  }
+}

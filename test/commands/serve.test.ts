@@ -1,0 +1,288 @@
+/**
+ * `queenctl serve` (cli.md 9.1, operations.md sections 1, 3, 4, 5, 13.1) run as an operator runs it:
+ * `node bin/run.js serve` from the build, configured through the environment, talked to over real HTTP,
+ * stopped with SIGTERM.
+ */
+import { execFile } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { chmod, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createTestDatabase } from '../support/database.js'
+import {
+  createEmptyDatabase,
+  dropDatabase,
+  hasQueenSchema,
+  pgEnv,
+  runCli,
+  startCli,
+  stopLeftoverPostmaster,
+  tempDir,
+  type TestProcess,
+} from '../support/cli-harness.js'
+import { http } from '../support/broker.js'
+
+/** The schema version this build needs: the highest number among the shipped schema files. */
+const requiredVersion = Math.max(
+  ...readdirSync(new URL('../../src/broker/schema/', import.meta.url))
+    .filter((name) => name.endsWith('.sql'))
+    .map((name) => Number.parseInt(name, 10)),
+)
+
+/** A running `serve` with the URL it listens on. */
+interface Serve {
+  process: TestProcess
+  url: string
+}
+
+/** Starts `serve` on a free port of 127.0.0.1 and waits for its `listening` line. */
+async function startServe(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<Serve> {
+  const serve = startCli(['serve'], { env: { PORT: '0', HOST: '127.0.0.1', QUEEN_SERVER_ID: 'serve-test', ...env } })
+  try {
+    const match = await serve.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, readyTimeoutMs)
+    return { process: serve, url: `http://${match[1]}:${match[2]}` }
+  } catch (error) {
+    await serve.kill()
+    throw error
+  }
+}
+
+/** A spool directory of its own, so no test writes to /var/lib/queen. */
+async function withSpoolDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await tempDir('spool')
+  try {
+    await body(dir)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** Index of the first output line matching `pattern`, -1 when none does. */
+function lineIndex(lines: string[], pattern: RegExp): number {
+  return lines.findIndex((line) => pattern.test(line))
+}
+
+/** Pids of processes whose command line contains `text` (`pgrep -f`); empty when none. */
+function pgrep(text: string): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    execFile('pgrep', ['-f', text], (error, stdout) => {
+      if (error && error.code === 1) resolve([])
+      else if (error) reject(new Error(`pgrep -f ${text} failed`, { cause: error }))
+      else resolve(stdout.split('\n').filter(Boolean).map(Number))
+    })
+  })
+}
+
+describe('queenctl serve on an external PostgreSQL', () => {
+  it('logs the boot in order, reports healthy, and serves a push and a pop', async () => {
+    const database = await createTestDatabase('serve_boot')
+    try {
+      await withSpoolDir(async (spool) => {
+        const serve = await startServe({ ...pgEnv(database), FILE_BUFFER_DIR: spool })
+        try {
+          // The boot log, in the order of operations.md section 3
+          const lines = serve.process.stdout().split('\n')
+          const order = [
+            lineIndex(lines, /config: server\b/),
+            lineIndex(lines, /config: database\s+mode=external\b/),
+            lineIndex(lines, /\bINFO\s+schema (up to date|applied)\b/),
+            lineIndex(lines, /\bINFO\s+mesh\s/),
+            lineIndex(lines, /\bINFO\s+listening\s/),
+          ]
+          expect(
+            order.every((index) => index >= 0),
+            serve.process.stdout(),
+          ).toBe(true)
+          expect(
+            [...order].sort((a, b) => a - b),
+            serve.process.stdout(),
+          ).toEqual(order)
+
+          const health = await http(serve, 'GET', '/health')
+          expect(health.status).toBe(200)
+          expect(health.body.status).toBe('healthy')
+          const live = await http(serve, 'GET', '/health/live')
+          expect(live.status).toBe(200)
+          expect(live.body.status).toBe('alive')
+
+          const push = await http(serve, 'POST', '/api/v1/push', {
+            items: [{ queue: 'serve-orders', payload: { order: 42 } }],
+          })
+          expect(push.status).toBe(200)
+          expect(push.body[0].status).toBe('queued')
+          const pop = await http(serve, 'GET', '/api/v1/pop/queue/serve-orders?batch=10')
+          expect(pop.status).toBe(200)
+          expect(pop.body.messages).toHaveLength(1)
+          expect(pop.body.messages[0].data).toEqual({ order: 42 })
+
+          serve.process.child.kill('SIGTERM')
+          expect((await serve.process.exited(10_000)).code).toBe(0)
+        } finally {
+          await serve.process.kill()
+        }
+      })
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+
+  it('on SIGTERM answers every parked long-poll with no messages at once and exits 0', async () => {
+    const database = await createTestDatabase('serve_drain')
+    try {
+      await withSpoolDir(async (spool) => {
+        const serve = await startServe({ ...pgEnv(database), FILE_BUFFER_DIR: spool })
+        try {
+          // Given an existing, empty queue
+          const push = await http(serve, 'POST', '/api/v1/push', { items: [{ queue: 'drain-q', payload: 1 }] })
+          expect(push.body[0].status).toBe('queued')
+          const popped = await http(serve, 'GET', '/api/v1/pop/queue/drain-q')
+          const message = popped.body.messages[0]
+          const ack = await http(serve, 'POST', '/api/v1/ack', {
+            transactionId: message.transactionId,
+            partitionId: message.partitionId,
+            leaseId: message.leaseId,
+          })
+          expect(ack.body[0].success).toBe(true)
+
+          // And five consumers parked on it for up to 30 s
+          const answered: { status: number; body: any; at: number }[] = []
+          const polls = Array.from({ length: 5 }, () =>
+            http(serve, 'GET', '/api/v1/pop/queue/drain-q?wait=true&timeout=30000').then((response) => {
+              answered.push({ ...response, at: Date.now() })
+              return response
+            }),
+          )
+          await new Promise((resolve) => setTimeout(resolve, 1000))
+          expect(answered, 'long-polls answered before the signal').toHaveLength(0)
+
+          // When the broker gets SIGTERM
+          const signalledAt = Date.now()
+          serve.process.child.kill('SIGTERM')
+
+          // Then each long-poll is answered with no messages within 2 s
+          await Promise.all(polls)
+          for (const response of answered) {
+            expect(response.status).toBe(200)
+            expect(response.body.messages).toEqual([])
+            expect(response.at - signalledAt).toBeLessThan(2000)
+          }
+          // And the process exits 0 within 5 s of the signal
+          const exit = await serve.process.exited(Math.max(0, 5000 - (Date.now() - signalledAt)))
+          expect(exit.code).toBe(0)
+          expect(serve.process.stdout()).toMatch(/\bshutdown\b.*\bparked_answered=5\b/)
+        } finally {
+          await serve.process.kill()
+        }
+      })
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+
+  it('with QUEEN_APPLY_SCHEMA=0 refuses to boot on a database without the schema, exit 1', async () => {
+    const database = await createEmptyDatabase('serve_noschema')
+    try {
+      await withSpoolDir(async (spool) => {
+        const result = await runCli(['serve'], {
+          env: { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', QUEEN_APPLY_SCHEMA: '0', FILE_BUFFER_DIR: spool },
+        })
+        const output = `${result.stdout}\n${result.stderr}`
+
+        expect(result.code, output).toBe(1)
+        const line = output.split('\n').find((candidate) => /schema/i.test(candidate) && /version/i.test(candidate))
+        expect(line, output).toBeDefined()
+        expect(line).toMatch(new RegExp(`\\b${requiredVersion}\\b`))
+        expect(output).not.toMatch(/\blistening\b.*http=/)
+        expect(await hasQueenSchema(database)).toBe(false)
+      })
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+})
+
+describe('queenctl serve configuration', () => {
+  it('--print-config prints the six config lines and exits 0 without touching a database', async () => {
+    // An external PostgreSQL that does not exist: nothing listens on port 1
+    const external = await runCli(['serve', '--print-config'], {
+      env: { PG_HOST: '127.0.0.1', PG_PORT: '1', PG_PASSWORD: 'secret-value' },
+    })
+    expect(external.code, external.stderr).toBe(0)
+    const lines = external.stdout.split('\n').filter(Boolean)
+    expect(lines.map((line) => line.match(/^config: (\w+)\s/)?.[1])).toEqual([
+      'server',
+      'database',
+      'security',
+      'spool',
+      'mesh',
+      'auth',
+    ])
+    expect(lines[1]).toMatch(/mode=external\b.*\bhost=127\.0\.0\.1\b.*\bport=1\b/)
+    expect(external.stdout).not.toContain('secret-value')
+
+    // The embedded server: its data directory is not even created
+    const base = await tempDir('printcfg')
+    try {
+      const dataDir = path.join(base, 'never-created')
+      const embedded = await runCli(['serve', '--print-config'], { env: { QUEEN_DATA_DIR: dataDir } })
+      expect(embedded.code, embedded.stderr).toBe(0)
+      expect(embedded.stdout.split('\n').filter(Boolean)).toHaveLength(6)
+      expect(embedded.stdout).toMatch(/config: database\s+mode=embedded\b/)
+      expect(existsSync(dataDir)).toBe(false)
+    } finally {
+      await rm(base, { recursive: true, force: true })
+    }
+  })
+
+  it('an invalid environment exits 1 naming every invalid variable', async () => {
+    const env = { JWT_ENABLED: 'yes', DB_POOL_SIZE: 'ten', PG_HOST: '127.0.0.1', PG_PORT: '1' }
+
+    const serve = await runCli(['serve'], { env })
+    expect(serve.code).toBe(1)
+    expect(serve.stderr).toContain('JWT_ENABLED')
+    expect(serve.stderr).toContain('DB_POOL_SIZE')
+
+    const printConfig = await runCli(['serve', '--print-config'], { env })
+    expect(printConfig.code).toBe(1)
+    expect(printConfig.stderr).toContain('JWT_ENABLED')
+    expect(printConfig.stderr).toContain('DB_POOL_SIZE')
+  })
+})
+
+describe('queenctl serve with the embedded PostgreSQL', () => {
+  it('starts it in QUEEN_DATA_DIR, serves a push, and stops it on SIGTERM', { timeout: 120_000 }, async () => {
+    const base = await tempDir('serve-embedded')
+    // mkdtemp makes it 0700; the server's unprivileged user must be able to enter it
+    await chmod(base, 0o755)
+    const dataDir = path.join(base, 'data')
+    try {
+      await withSpoolDir(async (spool) => {
+        const serve = await startServe({ QUEEN_DATA_DIR: dataDir, FILE_BUFFER_DIR: spool }, 90_000)
+        try {
+          expect(serve.process.stdout()).toMatch(/config: database\s+mode=embedded\b/)
+          expect(serve.process.stdout()).toMatch(/\bINFO\s+database\s+mode=embedded\b/)
+          expect(await pgrep(dataDir)).not.toEqual([])
+
+          const health = await http(serve, 'GET', '/health')
+          expect(health.status).toBe(200)
+          const push = await http(serve, 'POST', '/api/v1/push', {
+            items: [{ queue: 'embedded-q', payload: { hello: 'embedded' } }],
+          })
+          expect(push.status).toBe(200)
+          expect(push.body[0].status).toBe('queued')
+          const pop = await http(serve, 'GET', '/api/v1/pop/queue/embedded-q')
+          expect(pop.body.messages.map((message: { data: unknown }) => message.data)).toEqual([{ hello: 'embedded' }])
+
+          serve.process.child.kill('SIGTERM')
+          expect((await serve.process.exited(30_000)).code).toBe(0)
+          expect(await pgrep(dataDir)).toEqual([])
+        } finally {
+          await serve.process.kill()
+        }
+      })
+    } finally {
+      await stopLeftoverPostmaster(path.join(dataDir, 'pg'))
+      await rm(base, { recursive: true, force: true })
+    }
+  })
+})
