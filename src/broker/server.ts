@@ -15,6 +15,9 @@ import { applySchema, installedSchemaVersion, requiredSchemaVersion } from './db
 import type { BackgroundService } from './jobs/background-loop.js'
 import { leaseReclaimJob } from './jobs/lease-reclaim-job.js'
 import { createServices, type BrokerServices } from './services.js'
+import { createDurability, openSpool } from './durability.js'
+import type { Spool } from './spool/spool.js'
+import { SpoolLockedError } from './spool/spool-directory.js'
 import { BROKER_VERSION } from './version.js'
 import pgModule from 'pg'
 import { readFileSync } from 'node:fs'
@@ -155,7 +158,20 @@ async function prepareSchema(config: BrokerConfig, settings: PoolSettings, log: 
 
 /** Boots the broker and starts listening. */
 export async function startBroker(config: BrokerConfig, log: Logger): Promise<RunningBroker> {
-  const { settings, embedded } = await openDatabase(config, log)
+  let spool: Spool
+  try {
+    spool = await openSpool(config, log)
+  } catch (error) {
+    throw new BootError((error as Error).message, error instanceof SpoolLockedError ? 1 : 2, { cause: error })
+  }
+  let opened
+  try {
+    opened = await openDatabase(config, log)
+  } catch (error) {
+    await spool.close()
+    throw error
+  }
+  const { settings, embedded } = opened
   let schemaReady = false
   try {
     if (!embedded) await describeServer(settings, log)
@@ -163,6 +179,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
     schemaReady = true
   } catch (error) {
     if (error instanceof BootError || classifyPgError(error) !== 'unavailable') {
+      await spool.close()
       await embedded?.stop()
       throw error instanceof BootError
         ? error
@@ -174,6 +191,12 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
   const pool = createPool(settings)
   pool.on('error', (error) => log.warn({ err: error }, 'database connection lost'))
   const health = new HealthProbe(clientConfig(settings))
+  const durability = createDurability(
+    config,
+    { spool, pool, probe: health, listenConfig: clientConfig(settings), databaseUp: schemaReady },
+    () => schemaReady,
+    log,
+  )
   const services = createServices(
     {
       serverId: config.serverId,
@@ -192,18 +215,27 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
     pool,
     health,
     (error, context) => log.error({ err: error, context }, 'background error'),
+    { log, spool, dbHealth: durability.dbHealth, hints: durability.hints },
   )
+  durability.attach(services)
   const app = await buildApp(services, { loggerInstance: log.child({ component: 'http' }) })
   const jobs: BackgroundService[] = [
     leaseReclaimJob(pool, services.waiters, services.events, config.jobs.leaseReclaimIntervalMs, log),
+    ...durability.jobs,
   ]
 
   log.info({ peers: 0, auth: 'off', listening: 'no', server_id: config.serverId }, 'mesh')
 
   let schemaRetry: NodeJS.Timeout | undefined
   const becomeReady = () => {
+    schemaReady = true
     services.state.phase = 'ready'
+    services.maintenance
+      .load('database')
+      .catch((error: unknown) => log.warn({ err: error }, 'maintenance flags not read'))
+    durability.hints.start()
     for (const job of jobs) job.start()
+    durability.kickReplay()
   }
   if (schemaReady) {
     becomeReady()
@@ -222,6 +254,9 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
+    await Promise.all(jobs.map((job) => job.stop()))
+    await durability.close()
+    await spool.close()
     await pool.end()
     await health.close()
     await embedded?.stop()
@@ -240,6 +275,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       services.state.phase = 'draining'
       if (schemaRetry) clearTimeout(schemaRetry)
       services.waiters.shutdown()
+      services.maintenance.shutdown()
       // Let the parked answers (sent with Connection: close) reach their sockets before closing.
       await new Promise((resolve) => setImmediate(resolve))
       let exitCode = 0
@@ -253,6 +289,9 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
         app.server.closeAllConnections()
       }
       await Promise.all(jobs.map((job) => job.stop()))
+      await durability.close()
+      // Seal the active segment (fsync, rename, fsync the directory) before the pool goes.
+      await spool.close().catch((error: unknown) => log.error({ err: error }, 'spool seal failed'))
       await pool.end().catch(() => undefined)
       await health.close().catch(() => undefined)
       await embedded?.stop()

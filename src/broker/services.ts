@@ -11,6 +11,12 @@ import { QueueRegistry } from './engine/queue-registry.js'
 import { TransactionEngine } from './engine/transaction-engine.js'
 import type { HealthProbe } from './db/health-probe.js'
 import { BrokerEvents } from './observe/broker-events.js'
+import pino, { type Logger } from 'pino'
+import type { DbHealth } from './engine/db-health.js'
+import { MaintenanceFlags } from './engine/maintenance.js'
+import { PushRouter } from './engine/push-router.js'
+import type { Spool } from './spool/spool.js'
+import type { HintChannel } from './db/hint-channel.js'
 
 /** The configuration the request path reads (a view of BrokerConfig). */
 export interface ServicesConfig {
@@ -45,6 +51,16 @@ export interface BrokerServices {
   health: HealthProbe
   /** Data-plane events for metrics and logs. */
   events: BrokerEvents
+  /** Sends each push to PostgreSQL or the spool. */
+  ingest: PushRouter
+  /** The cluster-wide maintenance flags as this replica knows them. */
+  maintenance: MaintenanceFlags
+  /** The disk spool; absent when the broker runs without one (tests). */
+  spool?: Spool
+  /** PostgreSQL reachability; absent without a spool (every push then goes to PostgreSQL). */
+  dbHealth?: DbHealth
+  /** Hints to and from other replicas through PostgreSQL notifications. */
+  hints?: HintChannel
   state: { phase: BrokerPhase; startedAt: number }
   /** Logs an error from a background path (waiter attempts, wake-ups). */
   reportError: (error: unknown, context: string) => void
@@ -56,14 +72,18 @@ export function createServices(
   pool: pg.Pool,
   health: HealthProbe,
   reportError: BrokerServices['reportError'],
+  options: { log?: Logger; spool?: Spool; dbHealth?: DbHealth; hints?: HintChannel } = {},
 ): BrokerServices {
+  const log = options.log ?? pino({ enabled: false })
   const registry = new QueueRegistry(pool, config.stateRefreshMs)
   const events = new BrokerEvents()
   const waiters = new PopWaiters(config.popWait, (error) => reportError(error, 'pop waiter'))
-  const wakeListener = {
-    messagesStored: (tenant: string, queue: string, partition: string) => waiters.wake(tenant, queue, partition),
-    leaseReleased: (tenant: string, queue: string, partition: string) => waiters.wake(tenant, queue, partition),
+  // Local waiters first; other replicas hear of it through PostgreSQL (coalesced by the hint channel).
+  const wake = (tenant: string, queue: string, partition: string) => {
+    waiters.wake(tenant, queue, partition)
+    options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
+  const wakeListener = { messagesStored: wake, leaseReleased: wake }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
   const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
   const push = new PushEngine(
@@ -78,6 +98,16 @@ export function createServices(
     events,
   )
   const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
+  const maintenance = new MaintenanceFlags(pool, log)
+  const ingest = new PushRouter({
+    engine: push,
+    registry,
+    events,
+    spool: options.spool,
+    dbHealth: options.dbHealth,
+    maintenance,
+    encryptionKeyConfigured: config.encryptionKeyConfigured,
+  })
   return {
     config,
     pool,
@@ -86,9 +116,17 @@ export function createServices(
     push,
     ack,
     pop: new PopEngine(pool, registry, waiters, events),
-    transactions: new TransactionEngine(pool, push, ack, wakeListener),
+    transactions: new TransactionEngine(pool, push, ack, wakeListener, {
+      pushMaintenance: () => maintenance.push,
+      partitionHasSpooled: (tenant, queue, partition) => ingest.partitionHasSpooled(tenant, queue, partition),
+    }),
     health,
     events,
+    ingest,
+    maintenance,
+    spool: options.spool,
+    dbHealth: options.dbHealth,
+    hints: options.hints,
     state: { phase: 'starting', startedAt: Date.now() },
     reportError,
   }

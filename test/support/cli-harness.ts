@@ -7,7 +7,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,7 +29,12 @@ export function distModule(relative: string): string {
  * is undefined are left out.
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' }
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    // Each child gets a spool of its own: two brokers must never share one (the second would refuse).
+    FILE_BUFFER_DIR: mkdtempSync(path.join(tmpdir(), 'queenctl-test-spool-')),
+  }
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value
   return env
 }

@@ -16,6 +16,7 @@ import type { PushItemInput } from '../http/validation/push-body.js'
 import { MicroBatcher } from './micro-batcher.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
+import type { SpoolRecord } from '../spool/record-format.js'
 
 /** A push item ready for storage. */
 export interface PushItem extends PushItemInput {
@@ -43,7 +44,17 @@ export type PushOutcome =
       messageId: string
       partitionId: string
     }
-  | { status: 'failed'; queue: string; partition: string; transactionId: string; traceId: string | null; error: string }
+  | { status: 'buffered'; queue: string; partition: string; transactionId: string; traceId: string | null }
+  | {
+      status: 'failed'
+      queue: string
+      partition: string
+      transactionId: string
+      traceId: string | null
+      error: string
+      /** True when nothing could store it (PostgreSQL unreachable and no spool): a retry is correct. */
+      unavailable?: boolean
+    }
 
 interface PushRequest {
   tenant: string
@@ -149,6 +160,35 @@ export class PushEngine {
         outcome.status === 'failed' && outcome.error === 'encryption_mismatch'
           ? { ...outcome, error: 'queue encryption setting changed during the push; retry' }
           : outcome
+    })
+  }
+
+  /**
+   * Stores spooled records (replay mode: original transaction ids and acceptance times, caps not applied).
+   * Throws on any failure, including a per-item refusal, so the replayer isolates and quarantines it.
+   */
+  async replay(tenant: string, records: SpoolRecord[]): Promise<void> {
+    const wire = records.map((record, index) => ({
+      i: index,
+      q: record.queue,
+      p: record.partition,
+      id: uuidv7(),
+      tx: record.transactionId,
+      gen: false,
+      tr: record.traceId,
+      sub: record.producerSub,
+      pl: record.payload,
+      enc: record.encrypted,
+      acc: new Date(record.acceptedAt).toISOString(),
+    }))
+    const rows = await retryOnConflict(() =>
+      runQuery<PushRow>(this.pool, 'messagePush', [tenant, JSON.stringify(wire), true]),
+    )
+    const refused = rows.find((row) => row.status === 'failed')
+    if (refused) throw new Error(`replay refused: ${refused.error ?? 'unknown reason'}`)
+    rows.forEach((row) => {
+      const record = records[row.idx]
+      if (row.status === 'queued' && record) this.listener.messagesStored(tenant, record.queue, record.partition)
     })
   }
 

@@ -12,6 +12,12 @@ import { retryOnConflict } from '../db/retry.js'
 import type { AckEngine, AckItem, AckListener } from './ack-engine.js'
 import type { PushEngine, PushItem, PushListener } from './push-engine.js'
 
+/** What may refuse a transaction before it runs (semantics.md 7: transactions never overtake the spool). */
+export interface TransactionGuards {
+  pushMaintenance(): boolean
+  partitionHasSpooled(tenant: string, queue: string, partition: string): boolean
+}
+
 /** One operation of a transaction, validated. */
 export type TransactionOperation = { type: 'push'; items: PushItem[] } | { type: 'ack'; item: AckItem }
 
@@ -66,8 +72,16 @@ export class TransactionEngine {
   private readonly push: PushEngine
   private readonly ack: AckEngine
   private readonly listener: PushListener & AckListener
+  private readonly guards: TransactionGuards | undefined
 
-  constructor(pool: pg.Pool, push: PushEngine, ack: AckEngine, listener: PushListener & AckListener) {
+  constructor(
+    pool: pg.Pool,
+    push: PushEngine,
+    ack: AckEngine,
+    listener: PushListener & AckListener,
+    guards?: TransactionGuards,
+  ) {
+    this.guards = guards
     this.pool = pool
     this.push = push
     this.ack = ack
@@ -77,6 +91,8 @@ export class TransactionEngine {
   /** Runs the operations atomically; a failure rolls everything back and is reported in the answer. */
   async run(tenant: string, operations: TransactionOperation[], requiredLeases: string[]): Promise<TransactionAnswer> {
     const transactionId = uuidv7()
+    const refusal = this.refusal(tenant, operations)
+    if (refusal) return { transactionId, success: false, error: refusal, results: [] }
     try {
       const { results, wakes } = await retryOnConflict(() =>
         inTransaction(this.pool, (client) => this.apply(client, tenant, operations, requiredLeases)),
@@ -92,6 +108,16 @@ export class TransactionEngine {
       }
       return { transactionId, success: false, error: describeDbFailure(error), results: [] }
     }
+  }
+
+  private refusal(tenant: string, operations: TransactionOperation[]): string | undefined {
+    if (!this.guards) return undefined
+    const pushes = operations.flatMap((operation) => (operation.type === 'push' ? operation.items : []))
+    if (pushes.length === 0) return undefined
+    if (this.guards.pushMaintenance()) return 'push maintenance mode is on: transactional pushes are paused'
+    const waiting = pushes.find((item) => this.guards!.partitionHasSpooled(tenant, item.queue, item.partition))
+    if (waiting) return `partition ${waiting.queue}/${waiting.partition} has spooled messages awaiting replay; retry`
+    return undefined
   }
 
   private async apply(
@@ -116,6 +142,7 @@ export class TransactionEngine {
           if (outcome.status === 'failed') {
             throw new TransactionFailure(`PUSH operation failed: ${outcome.error}`, results)
           }
+          if (outcome.status === 'buffered') throw new TransactionFailure('PUSH operation failed: not stored', results)
           results.push({
             index,
             type: 'push',

@@ -69,7 +69,8 @@ export interface SegmentScan {
   tornTail: { offset: number; end: number } | undefined
 }
 
-function isRecord(value: unknown): value is SpoolRecord {
+/** True for a JSON value shaped like a spool record. */
+export function isSpoolRecord(value: unknown): value is SpoolRecord {
   if (value === null || typeof value !== 'object') return false
   const record = value as Record<string, unknown>
   return (
@@ -82,7 +83,12 @@ function isRecord(value: unknown): value is SpoolRecord {
 }
 
 /** Tries to decode a record at `offset`; undefined when the bytes there are not a valid record. */
-function recordAt(buffer: Buffer, offset: number, maxRecordBytes: number): DecodedRecord | 'short' | undefined {
+function recordAt(
+  buffer: Buffer,
+  offset: number,
+  maxRecordBytes: number,
+  accept: (value: unknown) => boolean,
+): DecodedRecord | 'short' | undefined {
   if (offset + RECORD_HEADER_BYTES > buffer.length) return 'short'
   const length = buffer.readUInt32BE(offset)
   if (length < 1 || length > maxRecordBytes) return undefined
@@ -92,18 +98,24 @@ function recordAt(buffer: Buffer, offset: number, maxRecordBytes: number): Decod
   if (crc32(json) !== buffer.readUInt32BE(offset + 4)) return undefined
   try {
     const parsed: unknown = JSON.parse(json.toString('utf8'))
-    return isRecord(parsed) ? { record: parsed, offset, end } : undefined
+    return accept(parsed) ? { record: parsed as SpoolRecord, offset, end } : undefined
   } catch {
     return undefined
   }
 }
 
 /**
- * Scans a segment from `from` (the first record offset by default). Damage is skipped by resynchronising
+ * Scans a segment from `from` (the first record offset by default); `accept` decides which JSON frames
+ * count as records (quarantine files hold other frames). Damage is skipped by resynchronising
  * on the next offset holding a valid record; bytes that never resynchronise up to the end of the file are
  * a torn tail when they could be the start of one unfinished record, otherwise damage.
  */
-export function scanSegment(buffer: Buffer, maxRecordBytes: number, from = SEGMENT_MAGIC.length): SegmentScan {
+export function scanSegment(
+  buffer: Buffer,
+  maxRecordBytes: number,
+  from = SEGMENT_MAGIC.length,
+  accept: (value: unknown) => boolean = isSpoolRecord,
+): SegmentScan {
   const magicOk =
     buffer.length >= SEGMENT_MAGIC.length && buffer.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)
   const records: DecodedRecord[] = []
@@ -119,7 +131,7 @@ export function scanSegment(buffer: Buffer, maxRecordBytes: number, from = SEGME
     offset = Math.min(SEGMENT_MAGIC.length, buffer.length)
   }
   while (offset < buffer.length) {
-    const found = recordAt(buffer, offset, maxRecordBytes)
+    const found = recordAt(buffer, offset, maxRecordBytes, accept)
     if (found !== undefined && found !== 'short') {
       records.push(found)
       offset = found.end
@@ -129,7 +141,7 @@ export function scanSegment(buffer: Buffer, maxRecordBytes: number, from = SEGME
     let next = offset + 1
     let resynced: DecodedRecord | undefined
     while (next < buffer.length) {
-      const candidate = recordAt(buffer, next, maxRecordBytes)
+      const candidate = recordAt(buffer, next, maxRecordBytes, accept)
       if (candidate !== undefined && candidate !== 'short') {
         resynced = candidate
         break

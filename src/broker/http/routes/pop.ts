@@ -12,6 +12,18 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
     request.query as Query,
     broker.config,
   )
+  // Pop-maintenance (semantics.md 11): answer 204 at once, or park a long-poll until it ends.
+  if (broker.maintenance.pop) {
+    if (!popRequest.wait) return reply.code(204).send()
+    const started = Date.now()
+    const resumed = await broker.maintenance.waitForPopResume(popRequest.timeoutMs)
+    const waited = Date.now() - started
+    if (resumed !== 'resumed') {
+      request.parkedMs = waited
+      return reply.code(204).send()
+    }
+    popRequest.timeoutMs = Math.max(0, popRequest.timeoutMs - waited)
+  }
   const answer = await broker.pop.pop(popRequest)
   request.parkedMs = answer.parkedMs ?? 0
   if (answer.leaseId !== undefined) {

@@ -1,6 +1,5 @@
 /** POST /api/v1/push (http-api.md 5.1). */
 import type { FastifyInstance } from 'fastify'
-import { DatabaseUnavailableError } from '../../db/pg-errors.js'
 import type { PushOutcome } from '../../engine/push-engine.js'
 import { tenantOf } from '../tenant.js'
 import { parsePushBody } from '../validation/push-body.js'
@@ -27,6 +26,16 @@ export function pushResultItem(outcome: PushOutcome, index: number): Record<stri
         partition_id: outcome.partitionId,
         queueName: outcome.queue,
       }
+    case 'buffered':
+      return {
+        index,
+        transaction_id: outcome.transactionId,
+        status: 'buffered',
+        queue: outcome.queue,
+        partition: outcome.partition,
+        transactionId: outcome.transactionId,
+        queueName: outcome.queue,
+      }
     case 'failed':
       return {
         index,
@@ -45,22 +54,13 @@ export function registerPushRoutes(app: FastifyInstance): void {
       ...item,
       producerSub: null,
     }))
-    try {
-      const outcomes = await broker.push.push(tenantOf(request), items)
-      return outcomes.map(pushResultItem)
-    } catch (error) {
-      if (!(error instanceof DatabaseUnavailableError)) throw error
-      // Nothing was stored; until the spool lands (durability issue) the producer retries later with the
-      // same transaction ids, which makes the retry idempotent.
-      request.log.warn({ err: error }, 'push refused: database unavailable')
+    const outcomes = await broker.ingest.push(tenantOf(request), items, { requestId: request.id })
+    // Nothing was stored anywhere (PostgreSQL unreachable and the spool could not take it): 503, and the
+    // producer's retry with the same transaction ids is idempotent (http-api.md 2.6).
+    if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status === 'failed' && outcome.unavailable)) {
+      request.log.warn({ items: outcomes.length }, 'push refused: neither PostgreSQL nor the spool could take it')
       void reply.code(503).header('Retry-After', '1')
-      return items.map((item, index) => ({
-        index,
-        transaction_id: item.transactionId,
-        status: 'failed',
-        error: error.message,
-        queueName: item.queue,
-      }))
     }
+    return outcomes.map(pushResultItem)
   })
 }

@@ -1,0 +1,157 @@
+/**
+ * Where each pushed item goes (operations.md 7.3): to PostgreSQL, or to the disk spool when push-maintenance
+ * is on, when PostgreSQL is unreachable (an outage-class failure, not a data error), or when the item's
+ * partition still has spooled records awaiting replay (so partition order holds across the outage). An item
+ * that reaches neither is answered `failed` with `unavailable`, and the route turns that into 503.
+ */
+import { DatabaseUnavailableError } from '../db/pg-errors.js'
+import type { BrokerEvents } from '../observe/broker-events.js'
+import type { SpoolRecord } from '../spool/record-format.js'
+import { SpoolUnavailableError, type Spool } from '../spool/spool.js'
+import type { DbHealth } from './db-health.js'
+import type { MaintenanceFlags } from './maintenance.js'
+import type { PushEngine, PushItem, PushOutcome } from './push-engine.js'
+import type { QueueRegistry } from './queue-registry.js'
+
+/** Facts about the request that the spool records keep. */
+export interface PushContext {
+  requestId: string
+}
+
+/** The parts the router consults; the spool is absent in brokers (and tests) without one. */
+export interface PushRouterParts {
+  engine: PushEngine
+  registry: QueueRegistry
+  events: BrokerEvents
+  spool?: Spool
+  dbHealth?: DbHealth
+  maintenance?: MaintenanceFlags
+  encryptionKeyConfigured: boolean
+}
+
+const ENCRYPTION_UNAVAILABLE = 'encryption unavailable: QUEEN_ENCRYPTION_KEY is not configured'
+
+/** Routes pushes between PostgreSQL and the spool. */
+export class PushRouter {
+  private readonly parts: PushRouterParts
+
+  constructor(parts: PushRouterParts) {
+    this.parts = parts
+  }
+
+  /** True when a transaction pushing to this partition must wait for the spool (semantics.md 7). */
+  partitionHasSpooled(tenant: string, queue: string, partition: string): boolean {
+    return this.parts.spool?.hasPending(tenant, queue, partition) ?? false
+  }
+
+  /** Stores or spools every item; one outcome per item, in order. */
+  async push(tenant: string, items: PushItem[], context: PushContext): Promise<PushOutcome[]> {
+    if (items.length === 0) return []
+    const { spool, dbHealth, maintenance } = this.parts
+    const everythingToSpool = maintenance?.push === true || (dbHealth !== undefined && !dbHealth.healthy)
+    const toSpool: number[] = []
+    const toDatabase: number[] = []
+    items.forEach((item, index) => {
+      const spoolIt = everythingToSpool || (spool?.hasPending(tenant, item.queue, item.partition) ?? false)
+      ;(spoolIt ? toSpool : toDatabase).push(index)
+    })
+    const outcomes: PushOutcome[] = new Array<PushOutcome>(items.length)
+
+    // Appending first marks those partitions pending at once, so later pushes to them follow.
+    const spooled = this.spoolItems(tenant, items, toSpool, context, outcomes)
+    const stored = this.storeItems(tenant, items, toDatabase, context, outcomes)
+    await Promise.all([spooled, stored])
+    return outcomes
+  }
+
+  private async storeItems(
+    tenant: string,
+    items: PushItem[],
+    indexes: number[],
+    context: PushContext,
+    outcomes: PushOutcome[],
+  ): Promise<void> {
+    if (indexes.length === 0) return
+    const subset = indexes.map((index) => items[index]!)
+    try {
+      const results = await this.parts.engine.push(tenant, subset)
+      indexes.forEach((index, position) => {
+        outcomes[index] = results[position]!
+      })
+    } catch (error) {
+      if (!(error instanceof DatabaseUnavailableError)) throw error
+      this.parts.dbHealth?.markDown(error)
+      if (this.parts.spool) {
+        await this.spoolItems(tenant, items, indexes, context, outcomes)
+      } else {
+        for (const index of indexes) outcomes[index] = unavailable(items[index]!, error.message)
+        this.parts.engine.reportOutcomes(
+          tenant,
+          indexes.map((index) => outcomes[index]!),
+        )
+      }
+    }
+  }
+
+  private async spoolItems(
+    tenant: string,
+    items: PushItem[],
+    indexes: number[],
+    context: PushContext,
+    outcomes: PushOutcome[],
+  ): Promise<void> {
+    if (indexes.length === 0) return
+    const { spool, registry } = this.parts
+    const accepted: number[] = []
+    for (const index of indexes) {
+      const item = items[index]!
+      // Plaintext never reaches the disk for an encrypted queue (semantics.md 9.3).
+      if (registry.peek(tenant, item.queue)?.encryptionEnabled && !this.parts.encryptionKeyConfigured) {
+        outcomes[index] = { ...base(item), status: 'failed', error: ENCRYPTION_UNAVAILABLE }
+      } else {
+        accepted.push(index)
+      }
+    }
+    if (!spool) {
+      for (const index of accepted)
+        outcomes[index] = unavailable(items[index]!, 'spool unavailable: no spool configured')
+    } else if (accepted.length > 0) {
+      const acceptedAt = Date.now()
+      const records: SpoolRecord[] = accepted.map((index) => {
+        const item = items[index]!
+        return {
+          v: 1,
+          tenant,
+          queue: item.queue,
+          partition: item.partition,
+          transactionId: item.transactionId,
+          traceId: item.traceId,
+          producerSub: item.producerSub,
+          acceptedAt,
+          requestId: context.requestId,
+          encrypted: false,
+          payload: item.payload,
+        }
+      })
+      try {
+        await spool.append(records)
+        for (const index of accepted) outcomes[index] = { ...base(items[index]!), status: 'buffered' }
+      } catch (error) {
+        if (!(error instanceof SpoolUnavailableError)) throw error
+        for (const index of accepted) outcomes[index] = unavailable(items[index]!, error.message)
+      }
+    }
+    this.parts.engine.reportOutcomes(
+      tenant,
+      indexes.map((index) => outcomes[index]!),
+    )
+  }
+}
+
+function base(item: PushItem) {
+  return { queue: item.queue, partition: item.partition, transactionId: item.transactionId, traceId: item.traceId }
+}
+
+function unavailable(item: PushItem, error: string): PushOutcome {
+  return { ...base(item), status: 'failed', error, unavailable: true }
+}

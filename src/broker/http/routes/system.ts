@@ -1,0 +1,151 @@
+/**
+ * Operator routes (http-api.md sections 10 and 12): maintenance flags, spool status, shared state, mesh
+ * view, and the internal notify hook. All admin class.
+ */
+import type { FastifyInstance } from 'fastify'
+import { DatabaseUnavailableError } from '../../db/pg-errors.js'
+import { BrokerError, validationError } from '../../errors.js'
+import type { BrokerServices } from '../../services.js'
+import { IGNORE_BODY } from '../body-parsing.js'
+import { asObject, checkName, checkQueueName } from '../validation/rules.js'
+import { tenantOf } from '../tenant.js'
+
+function spoolView(broker: BrokerServices) {
+  const spool = broker.spool
+  return {
+    state: spool?.state ?? 'unwritable',
+    records: spool?.size.records ?? 0,
+    bytes: spool?.size.bytes ?? 0,
+    quarantined: spool?.counters.quarantined ?? 0,
+  }
+}
+
+function enabledFlag(body: unknown): boolean {
+  const enabled = asObject(body).enabled
+  if (typeof enabled !== 'boolean') throw validationError('enabled (boolean) is required')
+  return enabled
+}
+
+async function persist(broker: BrokerServices, kind: 'push' | 'pop', enabled: boolean): Promise<void> {
+  try {
+    await broker.maintenance.set(kind, enabled)
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) {
+      throw new BrokerError('databaseUnavailable', 'cannot persist maintenance mode: database unavailable')
+    }
+    throw error
+  }
+}
+
+function sharedState(broker: BrokerServices) {
+  return {
+    enabled: false,
+    running: false,
+    server_id: broker.config.serverId,
+    transport: 'tcp-mesh',
+    queue_config_cache: { size: 0, hits: 0, misses: 0, hit_rate: 0 },
+    server_health: {
+      servers_tracked: 0,
+      servers_alive: 0,
+      servers_dead: 0,
+      heartbeats_received: 0,
+      restarts_detected: 0,
+    },
+    maintenance_mode: broker.maintenance.push,
+    pop_maintenance_mode: broker.maintenance.pop,
+  }
+}
+
+export function registerSystemRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/system/maintenance', () => {
+    const broker = app.broker
+    const spool = spoolView(broker)
+    return {
+      maintenanceMode: broker.maintenance.push,
+      popMaintenanceMode: broker.maintenance.pop,
+      bufferedMessages: spool.records,
+      bufferHealthy: spool.state !== 'full' && spool.state !== 'unwritable',
+      bufferStats: {
+        pendingCount: spool.records,
+        failedCount: spool.quarantined,
+        dbHealthy: broker.dbHealth?.healthy ?? true,
+        failedFiles: {
+          count: spool.quarantined,
+          totalBytes: 0,
+          totalMB: 0,
+          failoverCount: broker.spool?.counters.written ?? 0,
+          qos0Count: 0,
+        },
+      },
+    }
+  })
+
+  app.post('/api/v1/system/maintenance', async (request) => {
+    const broker = app.broker
+    const enabled = enabledFlag(request.body)
+    await persist(broker, 'push', enabled)
+    const spool = spoolView(broker)
+    return {
+      maintenanceMode: broker.maintenance.push,
+      bufferedMessages: spool.records,
+      bufferHealthy: spool.state !== 'full' && spool.state !== 'unwritable',
+      message: enabled
+        ? 'Push maintenance is on: pushes are written to the spool and answered buffered'
+        : 'Push maintenance is off: spooled pushes are being replayed',
+    }
+  })
+
+  app.get('/api/v1/system/maintenance/pop', () => ({
+    popMaintenanceMode: app.broker.maintenance.pop,
+    message: app.broker.maintenance.pop ? 'Pop maintenance is on: pops answer 204' : 'Pop maintenance is off',
+  }))
+
+  app.post('/api/v1/system/maintenance/pop', async (request) => {
+    const enabled = enabledFlag(request.body)
+    await persist(app.broker, 'pop', enabled)
+    return {
+      popMaintenanceMode: app.broker.maintenance.pop,
+      message: enabled ? 'Pop maintenance is on: pops answer 204' : 'Pop maintenance is off',
+    }
+  })
+
+  app.get('/api/v1/status/buffers', () => {
+    const broker = app.broker
+    const spool = spoolView(broker)
+    return {
+      pending: spool.records,
+      failed: spool.quarantined,
+      dbHealthy: broker.dbHealth?.healthy ?? true,
+      worker: broker.config.serverId,
+      bytes: spool.bytes,
+      segments: broker.spool ? broker.spool.segmentCount : 0,
+      state: spool.state,
+    }
+  })
+
+  app.get('/api/v1/system/shared-state', () => sharedState(app.broker))
+  app.get('/internal/api/shared-state/stats', () => sharedState(app.broker))
+  app.get('/internal/api/inter-instance/stats', () => sharedState(app.broker))
+
+  app.post('/internal/api/notify', async (request) => {
+    const body = asObject(request.body)
+    if (body.queue === undefined || body.queue === null || body.queue === '') throw validationError('queue is required')
+    const queue = checkQueueName(body.queue, 'queue')
+    const partition =
+      body.partition === undefined || body.partition === null ? null : checkName(body.partition, 'partition')
+    app.broker.waiters.wake(tenantOf(request), queue, partition, 'local')
+    app.broker.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant: tenantOf(request), queue, partition }] })
+    return { status: 'ok' }
+  })
+
+  app.get('/api/v1/system/mesh', IGNORE_BODY, () => ({
+    serverId: app.broker.config.serverId,
+    port: 0,
+    auth: 'off',
+    listening: false,
+    peersConfigured: 0,
+    peersConnected: 0,
+    peers: [],
+    inbound: [],
+  }))
+}
