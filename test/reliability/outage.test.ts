@@ -1,0 +1,183 @@
+/**
+ * PostgreSQL outages, ledger-checked (reliability.md T2.2, T2.6, T3.1, T3.2): a real `queenctl serve`
+ * reaches PostgreSQL through a fault proxy the test switches off and on; producers push one request at a
+ * time per partition and record every outcome; afterwards a consumer drains, and the ledger must show
+ * every `queued`/`buffered` id delivered exactly once, in partition order.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { inject } from 'vitest'
+import { http } from '../support/broker.js'
+import { startCli, type TestProcess } from '../support/cli-harness.js'
+import { createTestDatabase, dropTestDatabase } from '../support/database.js'
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js'
+import { Ledger } from '../support/ledger.js'
+import { sleep } from '../support/queen.js'
+
+let proxy: FaultProxy
+let database: string
+const dirs: string[] = []
+
+beforeAll(async () => {
+  const connection = inject('pgConnection')
+  proxy = await startFaultProxy({ host: connection.host, port: connection.port })
+  database = await createTestDatabase('outage')
+})
+afterAll(async () => {
+  await proxy.close()
+  await dropTestDatabase(database)
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+async function spoolDir(): Promise<string> {
+  const dir = await mkdtemp('/tmp/queenctl-outage-spool-')
+  dirs.push(dir)
+  return dir
+}
+
+async function startBroker(spool: string): Promise<{ process: TestProcess; url: string }> {
+  const connection = inject('pgConnection')
+  const process = startCli(['serve'], {
+    env: {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PG_HOST: '127.0.0.1',
+      PG_PORT: String(proxy.port),
+      PG_USER: connection.user,
+      PG_PASSWORD: connection.password,
+      PG_DATABASE: database,
+      FILE_BUFFER_DIR: spool,
+      FILE_BUFFER_FLUSH_MS: '50',
+      DB_CONNECTION_TIMEOUT: '1000',
+      QUEEN_STATE_REFRESH_MS: '1000',
+      LOG_LEVEL: 'info',
+    },
+  })
+  const match = await process.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, 30_000)
+  return { process, url: `http://${match[1]}:${match[2]}` }
+}
+
+/** One producer per partition, one request in flight, seq increasing; outcomes go to the ledger. */
+async function produce(url: string, ledger: Ledger, queue: string, partition: string, from: number, count: number) {
+  for (let seq = from; seq < from + count; seq++) {
+    const txId = `${partition}-${seq}`
+    let outcome: 'ok' | 'buffered' | 'fail' | 'unknown' = 'unknown'
+    try {
+      const response = await http({ url }, 'POST', '/api/v1/push', {
+        items: [{ queue, partition, transactionId: txId, payload: { partition, seq } }],
+      })
+      const status = response.status === 200 ? response.body[0].status : 'failed'
+      outcome = status === 'queued' || status === 'duplicate' ? 'ok' : status === 'buffered' ? 'buffered' : 'fail'
+    } catch {
+      outcome = 'unknown'
+    }
+    ledger.push({ txId, partition, seq, outcome })
+  }
+}
+
+/** Drains the queue for a group, acking everything, until `expected` distinct ids were seen or time runs out. */
+async function drain(url: string, ledger: Ledger, queue: string, group: string, expected: number, timeoutMs = 30_000) {
+  const seen = new Set<string>()
+  const deadline = Date.now() + timeoutMs
+  while (seen.size < expected && Date.now() < deadline) {
+    const response = await http({ url }, 'GET', `/api/v1/pop/queue/${queue}?consumerGroup=${group}&batch=50&wait=true&timeout=500`)
+    const messages = response.body?.messages ?? []
+    for (const message of messages) {
+      ledger.deliver({ txId: message.transactionId, group, partition: message.partition })
+      seen.add(message.transactionId)
+    }
+    if (messages.length > 0) {
+      await http({ url }, 'POST', '/api/v1/ack/batch', {
+        consumerGroup: group,
+        acknowledgments: messages.map((message: any) => ({
+          transactionId: message.transactionId,
+          partitionId: message.partitionId,
+          leaseId: message.leaseId,
+        })),
+      })
+    }
+  }
+}
+
+describe('PostgreSQL outage', () => {
+  it('spools pushes while PostgreSQL is down and delivers every acknowledged push once, in partition order', async () => {
+    const spool = await spoolDir()
+    const broker = await startBroker(spool)
+    const ledger = new Ledger()
+    try {
+      await Promise.all(['a', 'b', 'c'].map((partition) => produce(broker.url, ledger, 'outage-q', partition, 0, 20)))
+      expect(ledger.pushes.every((entry) => entry.outcome === 'ok')).toBe(true)
+
+      proxy.setMode('refuse')
+      await Promise.all(['a', 'b', 'c'].map((partition) => produce(broker.url, ledger, 'outage-q', partition, 20, 30)))
+      const during = ledger.pushes.slice(60)
+      expect(during.filter((entry) => entry.outcome === 'buffered').length).toBeGreaterThan(0)
+      expect(during.filter((entry) => entry.outcome === 'fail' || entry.outcome === 'unknown')).toEqual([])
+      const health = await http(broker, 'GET', '/health')
+      expect(health.status).toBe(503)
+      expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected' })
+      expect((await http(broker, 'GET', '/health/live')).status).toBe(200)
+      const buffers = await http(broker, 'GET', '/api/v1/status/buffers')
+      expect(buffers.body.pending).toBeGreaterThan(0)
+      // Pops never see a 5xx during the outage.
+      const popDuring = await http(broker, 'GET', '/api/v1/pop/queue/outage-q?consumerGroup=g')
+      expect(popDuring.status).toBe(200)
+
+      proxy.setMode('pass')
+      // Pushes after the outage: partitions with spooled records keep going to the spool until replayed.
+      await Promise.all(['a', 'b', 'c'].map((partition) => produce(broker.url, ledger, 'outage-q', partition, 50, 10)))
+      await drain(broker.url, ledger, 'outage-q', 'g', 180)
+      const report = ledger.check('g')
+      expect(report).toMatchObject({ acknowledged: 180, lost: [], unexpected: [], duplicates: [], inversions: [] })
+      // The spool is empty and its segments gone.
+      const deadline = Date.now() + 10_000
+      while (Date.now() < deadline && (await readdir(spool)).some((name) => name.endsWith('.seg'))) await sleep(100)
+      expect((await readdir(spool)).filter((name) => name.endsWith('.seg') || name.endsWith('.open'))).toEqual([])
+      const stored = await http(broker, 'GET', '/api/v1/resources/queues/outage-q')
+      expect(stored.body.totals.total).toBe(180)
+    } finally {
+      proxy.setMode('pass')
+      await broker.process.kill()
+    }
+  })
+
+  it('replays a spool left by a broker killed with SIGKILL during the outage', async () => {
+    const spool = await spoolDir()
+    const first = await startBroker(spool)
+    const ledger = new Ledger()
+    try {
+      proxy.setMode('refuse')
+      await produce(first.url, ledger, 'killed-q', 'p', 0, 25)
+      expect(ledger.pushes.every((entry) => entry.outcome === 'buffered')).toBe(true)
+    } finally {
+      await first.process.kill()
+    }
+    proxy.setMode('pass')
+    const second = await startBroker(spool)
+    try {
+      await drain(second.url, ledger, 'killed-q', 'g', 25)
+      expect(ledger.check('g')).toMatchObject({ acknowledged: 25, lost: [], unexpected: [], duplicates: [], inversions: [] })
+    } finally {
+      await second.process.kill()
+    }
+  })
+
+  it('starts while PostgreSQL is down, spools, and applies the schema and replays when it returns', async () => {
+    const spool = await spoolDir()
+    proxy.setMode('refuse')
+    const broker = await startBroker(spool)
+    const ledger = new Ledger()
+    try {
+      expect(broker.process.output()).toMatch(/schema deferred/)
+      await produce(broker.url, ledger, 'late-start-q', 'p', 0, 10)
+      expect(ledger.pushes.every((entry) => entry.outcome === 'buffered')).toBe(true)
+      proxy.setMode('pass')
+      await broker.process.waitFor(/schema (applied|up to date)/, 15_000)
+      await drain(broker.url, ledger, 'late-start-q', 'g', 10)
+      expect(ledger.check('g')).toMatchObject({ acknowledged: 10, lost: [], duplicates: [], inversions: [] })
+    } finally {
+      proxy.setMode('pass')
+      await broker.process.kill()
+    }
+  })
+})
