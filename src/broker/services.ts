@@ -11,6 +11,7 @@ import { QueueRegistry } from './engine/queue-registry.js'
 import { TransactionEngine } from './engine/transaction-engine.js'
 import type { HealthProbe } from './db/health-probe.js'
 import { BrokerEvents } from './observe/broker-events.js'
+import { createObservability, type Observability } from './observe/observability.js'
 import pino, { type Logger } from 'pino'
 import type { DbHealth } from './engine/db-health.js'
 import { MaintenanceFlags } from './engine/maintenance.js'
@@ -33,6 +34,14 @@ export interface ServicesConfig {
   poolSize: number
   encryptionKeyConfigured: boolean
   popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }
+  /** Stats snapshot refresh, ms (`STATS_INTERVAL_MS`); default 10000. */
+  statsIntervalMs?: number
+  /** Per-minute metrics write, s (`METRICS_AGGREGATE_INTERVAL_S`); default 60. */
+  metricsAggregateIntervalSeconds?: number
+  /** `rates`/`sizes` log blocks, ms; 0 = off (`QUEEN_LOG_STATS_INTERVAL_MS`); default 30000. */
+  logStatsIntervalMs?: number
+  /** Per-queue Prometheus series before `_other` (`QUEEN_METRICS_MAX_QUEUES`); default 1000. */
+  metricsMaxQueues?: number
 }
 
 /** Lifecycle of the process as /health reports it. */
@@ -51,6 +60,8 @@ export interface BrokerServices {
   health: HealthProbe
   /** Data-plane events for metrics and logs. */
   events: BrokerEvents
+  /** Metrics, the stats snapshot and their background jobs (`observability.jobs` are started by the server). */
+  observability: Observability
   /** Sends each push to PostgreSQL or the spool. */
   ingest: PushRouter
   /** The cluster-wide maintenance flags as this replica knows them. */
@@ -62,6 +73,8 @@ export interface BrokerServices {
   /** Hints to and from other replicas through PostgreSQL notifications. */
   hints?: HintChannel
   state: { phase: BrokerPhase; startedAt: number }
+  /** Wakes parked pops of a queue (or partition) here and, through the hint channel, on every replica. */
+  wake: (tenant: string, queue: string, partition: string | null) => void
   /** Logs an error from a background path (waiter attempts, wake-ups). */
   reportError: (error: unknown, context: string) => void
 }
@@ -79,7 +92,7 @@ export function createServices(
   const events = new BrokerEvents()
   const waiters = new PopWaiters(config.popWait, (error) => reportError(error, 'pop waiter'))
   // Local waiters first; other replicas hear of it through PostgreSQL (coalesced by the hint channel).
-  const wake = (tenant: string, queue: string, partition: string) => {
+  const wake = (tenant: string, queue: string, partition: string | null) => {
     waiters.wake(tenant, queue, partition)
     options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
@@ -108,6 +121,21 @@ export function createServices(
     maintenance,
     encryptionKeyConfigured: config.encryptionKeyConfigured,
   })
+  const state = { phase: 'starting' as BrokerPhase, startedAt: Date.now() }
+  const observability = createObservability({
+    pool,
+    events,
+    waiters,
+    serverId: config.serverId,
+    version: config.version,
+    startedAt: state.startedAt,
+    checkDatabase: () => health.check(),
+    statsIntervalMs: config.statsIntervalMs,
+    metricsAggregateIntervalSeconds: config.metricsAggregateIntervalSeconds,
+    logStatsIntervalMs: config.logStatsIntervalMs,
+    metricsMaxQueues: config.metricsMaxQueues,
+    log,
+  })
   return {
     config,
     pool,
@@ -127,7 +155,9 @@ export function createServices(
     spool: options.spool,
     dbHealth: options.dbHealth,
     hints: options.hints,
-    state: { phase: 'starting', startedAt: Date.now() },
+    observability,
+    state,
+    wake,
     reportError,
   }
 }

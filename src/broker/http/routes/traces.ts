@@ -1,8 +1,13 @@
-/** POST /api/v1/traces (http-api.md 5.8): client trace events on a message. */
+/**
+ * Client trace events on messages: POST /api/v1/traces (http-api.md 5.8) and the reads of 7.7, whose
+ * answers keep the reference's snake_case keys.
+ */
 import type { FastifyInstance } from 'fastify'
 import { runQuery } from '../../db/pool.js'
 import { describeDbFailure } from '../../db/pg-errors.js'
 import { validationError } from '../../errors.js'
+import { tenantOf } from '../tenant.js'
+import { queryInteger, type Query } from '../validation/query.js'
 import {
   asObject,
   checkName,
@@ -14,6 +19,39 @@ import {
 } from '../validation/rules.js'
 
 const MAX_TRACE_NAMES = 32
+/** Largest page of the trace listings. */
+const MAX_TRACE_PAGE = 1000
+
+/** A trace event as the 7.7 reads list it. */
+interface TraceRow {
+  id: string
+  event_type: string
+  data: unknown
+  consumer_group: string
+  worker_id: string | null
+  created_at: Date
+  trace_names: string[]
+}
+
+function traceItem(row: TraceRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    event_type: row.event_type,
+    data: row.data,
+    consumer_group: row.consumer_group,
+    worker_id: row.worker_id,
+    created_at: row.created_at.toISOString(),
+    trace_names: row.trace_names,
+  }
+}
+
+/** `limit` and `offset` of a trace listing. */
+function tracePage(query: Query, defaultLimit: number): { limit: number; offset: number } {
+  return {
+    limit: queryInteger(query, 'limit', { min: 1, max: MAX_TRACE_PAGE }, defaultLimit),
+    offset: queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
+  }
+}
 
 function parseTraceNames(value: unknown): string[] {
   if (value === undefined || value === null) return []
@@ -62,5 +100,77 @@ export function registerTraceRoutes(app: FastifyInstance): void {
       request.log.error({ err: error }, 'trace failed')
       return { success: false, error: describeDbFailure(error) }
     }
+  })
+
+  registerTraceReadRoutes(app)
+}
+
+/** The trace reads of http-api.md 7.7. */
+function registerTraceReadRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/traces/names', async (request) => {
+    const page = tracePage(request.query as Query, 50)
+    const rows = await runQuery<{
+      trace_name: string
+      trace_count: number
+      message_count: number
+      last_seen: Date
+      total: number
+    }>(app.broker.pool, 'traceNames', [tenantOf(request), page.limit, page.offset])
+    return {
+      trace_names: rows.map((row) => ({
+        trace_name: row.trace_name,
+        trace_count: row.trace_count,
+        message_count: row.message_count,
+        last_seen: row.last_seen.toISOString(),
+      })),
+      total: rows[0]?.total ?? 0,
+      pagination: page,
+    }
+  })
+
+  app.get('/api/v1/traces/by-name/:traceName', async (request) => {
+    const name = checkText((request.params as { traceName?: unknown }).traceName, 'traceName', 255)
+    if (name.length === 0) throw validationError('traceName: must be 1-255 characters')
+    const page = tracePage(request.query as Query, 100)
+    const rows = await runQuery<
+      TraceRow & {
+        transaction_id: string
+        partition_id: string
+        queue_name: string
+        partition_name: string
+        message_payload: unknown
+        total: number
+      }
+    >(app.broker.pool, 'traceListByName', [tenantOf(request), name, page.limit, page.offset])
+    return {
+      traces: rows.map((row) => ({
+        id: row.id,
+        transaction_id: row.transaction_id,
+        partition_id: row.partition_id,
+        event_type: row.event_type,
+        data: row.data,
+        consumer_group: row.consumer_group,
+        worker_id: row.worker_id,
+        created_at: row.created_at.toISOString(),
+        queue_name: row.queue_name,
+        partition_name: row.partition_name,
+        message_payload: row.message_payload ?? null,
+        trace_names: row.trace_names,
+      })),
+      total: rows[0]?.total ?? 0,
+      pagination: page,
+    }
+  })
+
+  app.get('/api/v1/traces/:partitionId/:transactionId', async (request) => {
+    const params = request.params as { partitionId?: unknown; transactionId?: unknown }
+    const partitionId = checkUuid(params.partitionId, 'partitionId')
+    const transactionId = checkTransactionId(params.transactionId, 'transactionId')
+    const rows = await runQuery<TraceRow>(app.broker.pool, 'traceListByMessage', [
+      tenantOf(request),
+      partitionId,
+      transactionId,
+    ])
+    return { traces: rows.map(traceItem) }
   })
 }

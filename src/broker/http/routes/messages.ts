@@ -1,0 +1,304 @@
+/**
+ * Messages: GET /api/v1/messages, GET and DELETE /api/v1/messages/:partitionId/:transactionId, and the DLQ
+ * moves POST .../retry and POST .../dlq (http-api.md 7.1-7.5). The SQL lives in schema 007 and the
+ * message-* statements; handlers validate, run one statement and render.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { v7 as uuidv7 } from 'uuid'
+import { IGNORE_BODY } from '../body-parsing.js'
+import { runQuery } from '../../db/pool.js'
+import { BrokerError, validationError } from '../../errors.js'
+import { tenantOf } from '../tenant.js'
+import { queryInteger, queryValue, type Query } from '../validation/query.js'
+import {
+  asObject,
+  checkName,
+  checkQueueName,
+  checkText,
+  checkTimestamp,
+  checkTransactionId,
+  checkUuid,
+  isUuid,
+  QUEUE_MODE_GROUP,
+} from '../validation/rules.js'
+
+/** Message statuses of http-api.md 7.1; `failed` is accepted as an alias of `dead_letter`. */
+type MessageStatus = 'pending' | 'processing' | 'completed' | 'dead_letter'
+
+const STATUS_FILTERS: Readonly<Record<string, MessageStatus>> = {
+  pending: 'pending',
+  processing: 'processing',
+  completed: 'completed',
+  dead_letter: 'dead_letter',
+  failed: 'dead_letter',
+}
+
+/** Error text of a DLQ move without one (the same default as an ack with status `dlq`). */
+const DEFAULT_DLQ_ERROR = 'Moved to the dead-letter queue'
+/** Longest error text a DLQ move stores (queen.dead_letter keeps 4096 characters). */
+const MAX_ERROR_LENGTH = 4096
+
+interface ListRow {
+  has_queue_mode: boolean
+  bus_groups: number
+  id: string | null
+  transaction_id: string
+  partition_id: string
+  queue_name: string
+  partition_name: string
+  namespace: string
+  task: string
+  status: MessageStatus
+  queue_status: MessageStatus
+  consumed_by: number
+  total_groups: number
+  trace_id: string | null
+  producer_sub: string | null
+  priority: number
+  created_at: Date
+  lease_expires_at: Date | null
+}
+
+interface GetRow {
+  id: string
+  transaction_id: string
+  partition_id: string
+  queue_name: string
+  partition_name: string
+  namespace: string
+  task: string
+  status: MessageStatus
+  payload: unknown
+  is_encrypted: boolean
+  trace_id: string | null
+  producer_sub: string | null
+  created_at: Date
+  error_message: string | null
+  retry_count: number
+  lease_expires_at: Date | null
+  lease_time_seconds: number
+  retry_limit: number
+  retry_delay_ms: number
+  priority: number
+  has_queue_mode: boolean
+  consumer_groups: { name: string; consumed: boolean; leaseExpiresAt: string | null }[]
+}
+
+/** The `mode` object: how the queues in scope are consumed (queue mode, named groups, both or none). */
+function modeType(hasQueueMode: boolean, busGroups: number): 'queue' | 'bus' | 'hybrid' | 'none' {
+  if (hasQueueMode) return busGroups > 0 ? 'hybrid' : 'queue'
+  return busGroups > 0 ? 'bus' : 'none'
+}
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null)
+
+/** The `:partitionId/:transactionId` path of the write routes; a non-UUID partition id is a 400 (2.3). */
+function messagePath(request: FastifyRequest): { partitionId: string; transactionId: string } {
+  const params = request.params as { partitionId?: unknown; transactionId?: unknown }
+  return {
+    partitionId: checkUuid(params.partitionId, 'partitionId'),
+    transactionId: checkTransactionId(params.transactionId, 'transactionId'),
+  }
+}
+
+/** An optional group name from a body; null when absent or null. */
+function optionalGroup(value: unknown): string | null {
+  return value === undefined || value === null ? null : checkName(value, 'consumerGroup')
+}
+
+function parseListQuery(request: FastifyRequest): unknown[] {
+  const query = request.query as Query
+  const queue = queryValue(query, 'queue')
+  const partition = queryValue(query, 'partition')
+  // `ns` is the reference's short name; `namespace` is accepted too.
+  const namespace = queryValue(query, 'ns') ?? queryValue(query, 'namespace')
+  const task = queryValue(query, 'task')
+  const status = queryValue(query, 'status')
+  const group = queryValue(query, 'consumerGroup')
+  const from = queryValue(query, 'from')
+  const to = queryValue(query, 'to')
+  let statusFilter: MessageStatus | null = null
+  if (status !== undefined) {
+    statusFilter = STATUS_FILTERS[status] ?? null
+    if (statusFilter === null) {
+      throw validationError('status: must be one of pending, processing, completed, dead_letter, failed')
+    }
+  }
+  return [
+    tenantOf(request),
+    queue === undefined ? null : checkQueueName(queue, 'queue'),
+    partition === undefined ? null : checkName(partition, 'partition'),
+    namespace === undefined ? null : checkText(namespace, 'namespace', 255),
+    task === undefined ? null : checkText(task, 'task', 255),
+    statusFilter,
+    group === undefined ? QUEUE_MODE_GROUP : checkName(group, 'consumerGroup'),
+    from === undefined ? null : checkTimestamp(from, 'from'),
+    to === undefined ? null : checkTimestamp(to, 'to'),
+    queryInteger(query, 'limit', { min: 1, max: 1000 }, 200),
+    queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
+  ]
+}
+
+function listItem(row: ListRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    transactionId: row.transaction_id,
+    partitionId: row.partition_id,
+    queuePath: `${row.queue_name}/${row.partition_name}`,
+    queue: row.queue_name,
+    partition: row.partition_name,
+    namespace: row.namespace,
+    task: row.task,
+    status: row.status,
+    queueStatus: row.queue_status,
+    busStatus: { consumedBy: row.consumed_by, totalGroups: row.total_groups },
+    traceId: row.trace_id,
+    producerSub: row.producer_sub,
+    queuePriority: row.priority,
+    createdAt: row.created_at.toISOString(),
+    leaseExpiresAt: iso(row.lease_expires_at),
+  }
+}
+
+function messageDetail(row: GetRow): Record<string, unknown> {
+  const busGroups = row.consumer_groups.length
+  return {
+    id: row.id,
+    transactionId: row.transaction_id,
+    partitionId: row.partition_id,
+    queuePath: `${row.queue_name}/${row.partition_name}`,
+    queue: row.queue_name,
+    partition: row.partition_name,
+    namespace: row.namespace,
+    task: row.task,
+    status: row.status,
+    // Encryption at rest is not implemented yet, so an encrypted payload can never be decrypted here.
+    payload: row.is_encrypted ? null : row.payload,
+    ...(row.is_encrypted ? { payloadError: 'encryption key unavailable' } : {}),
+    isEncrypted: row.is_encrypted,
+    traceId: row.trace_id,
+    producerSub: row.producer_sub,
+    createdAt: row.created_at.toISOString(),
+    errorMessage: row.error_message,
+    retryCount: row.retry_count,
+    leaseExpiresAt: iso(row.lease_expires_at),
+    queueConfig: {
+      leaseTime: row.lease_time_seconds,
+      retryLimit: row.retry_limit,
+      retryDelay: row.retry_delay_ms,
+      // A legacy option that is never stored (semantics.md 12.2).
+      ttl: null,
+      priority: row.priority,
+    },
+    mode: {
+      hasQueueMode: row.has_queue_mode,
+      busGroupsCount: busGroups,
+      consumedByGroups: row.consumer_groups.filter((group) => group.consumed).length,
+      type: modeType(row.has_queue_mode, busGroups),
+    },
+    consumerGroups: row.consumer_groups,
+  }
+}
+
+export function registerMessageRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/messages', async (request) => {
+    const rows = await runQuery<ListRow>(app.broker.pool, 'messageList', parseListQuery(request))
+    const first = rows[0]
+    const hasQueueMode = first?.has_queue_mode ?? false
+    const busGroups = first?.bus_groups ?? 0
+    return {
+      messages: rows.filter((row) => row.id !== null).map(listItem),
+      mode: { hasQueueMode, busGroupsCount: busGroups, type: modeType(hasQueueMode, busGroups) },
+    }
+  })
+
+  app.get('/api/v1/messages/:partitionId/:transactionId', async (request) => {
+    const params = request.params as { partitionId?: unknown; transactionId?: unknown }
+    // 7.2 answers an id that cannot exist like a missing message.
+    if (!isUuid(params.partitionId)) throw new BrokerError('messageNotFound', 'Message not found')
+    const transactionId = checkTransactionId(params.transactionId, 'transactionId')
+    const [row] = await runQuery<GetRow>(app.broker.pool, 'messageGet', [
+      tenantOf(request),
+      params.partitionId.toLowerCase(),
+      transactionId,
+    ])
+    if (!row) throw new BrokerError('messageNotFound', 'Message not found')
+    return messageDetail(row)
+  })
+
+  app.delete('/api/v1/messages/:partitionId/:transactionId', IGNORE_BODY, async (request) => {
+    const { partitionId, transactionId } = messagePath(request)
+    const tenant = tenantOf(request)
+    const [row] = await runQuery<{ deleted: boolean; queue_name: string | null; partition_name: string | null }>(
+      app.broker.pool,
+      'messageDelete',
+      [tenant, partitionId, transactionId],
+    )
+    const deleted = row?.deleted ?? false
+    // Deleting the first open message can free the partition (a lease released, a retry delay gone).
+    if (deleted && row?.queue_name && row.partition_name) {
+      app.broker.wake(tenant, row.queue_name, row.partition_name)
+    }
+    return {
+      success: deleted,
+      partitionId,
+      transactionId,
+      message: deleted ? 'Message deleted successfully' : 'Message not found',
+    }
+  })
+
+  app.post('/api/v1/messages/:partitionId/:transactionId/retry', async (request) => {
+    const { partitionId, transactionId } = messagePath(request)
+    const group = optionalGroup(asObject(request.body).consumerGroup)
+    const tenant = tenantOf(request)
+    const [row] = await runQuery<{
+      queue_name: string
+      partition_name: string
+      consumer_groups: string[]
+      new_transaction_id: string | null
+    }>(app.broker.pool, 'messageRetry', [tenant, partitionId, transactionId, group, uuidv7(), uuidv7()])
+    if (!row) throw new BrokerError('notFound', 'Message is not in the dead-letter queue')
+    app.broker.wake(tenant, row.queue_name, row.partition_name)
+    return {
+      success: true,
+      partitionId,
+      transactionId,
+      consumerGroups: row.consumer_groups,
+      requeued: row.consumer_groups.length,
+      ...(row.new_transaction_id === null ? {} : { newTransactionId: row.new_transaction_id }),
+    }
+  })
+
+  app.post('/api/v1/messages/:partitionId/:transactionId/dlq', async (request) => {
+    const { partitionId, transactionId } = messagePath(request)
+    const body = asObject(request.body)
+    const group = optionalGroup(body.consumerGroup) ?? QUEUE_MODE_GROUP
+    const error = body.error === undefined || body.error === null ? DEFAULT_DLQ_ERROR : body.error
+    const tenant = tenantOf(request)
+    const [row] = await runQuery<{
+      outcome: 'moved' | 'not_found' | 'already_settled'
+      queue_name: string | null
+      partition_name: string | null
+      lease_released: boolean
+    }>(app.broker.pool, 'messageDeadLetter', [
+      tenant,
+      partitionId,
+      transactionId,
+      group,
+      checkText(error, 'error', MAX_ERROR_LENGTH),
+    ])
+    switch (row?.outcome) {
+      case undefined:
+      case 'not_found':
+        throw new BrokerError('messageNotFound', 'Message not found')
+      case 'already_settled':
+        throw new BrokerError('conflict', `Message already consumed by group '${group}'`)
+      case 'moved':
+        break
+    }
+    if (row.lease_released && row.queue_name && row.partition_name) {
+      app.broker.wake(tenant, row.queue_name, row.partition_name)
+    }
+    return { success: true, partitionId, transactionId, consumerGroup: group, dlq: true }
+  })
+}
