@@ -25,7 +25,7 @@ export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   const parse = (request: FastifyRequest, body: string | Buffer, done: DoneFn) => {
     const text = typeof body === 'string' ? body : body.toString('utf8')
-    if (text.length === 0) {
+    if (text.length === 0 || ignoresBody(request)) {
       done(null, {})
       return
     }
