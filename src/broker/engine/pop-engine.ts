@@ -7,7 +7,7 @@ import type pg from 'pg'
 import { v7 as uuidv7 } from 'uuid'
 import { runQuery } from '../db/pool.js'
 import { describeDbFailure } from '../db/pg-errors.js'
-import type { PopWaiters } from './pop-waiters.js'
+import { NAMESPACE_WAIT_PREFIX, type PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 
@@ -26,6 +26,14 @@ export interface PopRequest {
   /** 'all' | 'new' | 'from' (named groups, first contact only). */
   subscriptionMode: 'all' | 'new' | 'from'
   subscriptionFrom: Date | null
+  /** Namespace/task pop (GET /api/v1/pop): any queue with these tags; `queue` is then ''. */
+  filter?: { namespace?: string; task?: string }
+}
+
+interface PopTarget {
+  queueId: string
+  queue: string
+  partitionId: string | null
 }
 
 /** One element of `messages[]` (http-api.md 4.1). */
@@ -97,7 +105,7 @@ export class PopEngine {
     return new Promise<PopAnswer>((resolve) => {
       const deadline = Date.now() + request.timeoutMs
       this.waiters.park(
-        { tenant: request.tenant, queue: request.queue, partition: request.partition, group: request.group },
+        { tenant: request.tenant, queue: waitQueueKey(request), partition: request.partition, group: request.group },
         {
           deadline,
           attempt: async () => {
@@ -117,30 +125,56 @@ export class PopEngine {
     await runQuery(this.pool, 'leaseRelease', [leaseId])
   }
 
-  private async attempt(request: PopRequest, leaseId: string): Promise<Attempt> {
-    let rows: PopRow[]
-    try {
-      const queue = await this.registry.get(request.tenant, request.queue)
-      if (!queue) return { kind: 'nothing', answer: { body: noPartition() } }
-      let partitionId: string | null = null
-      if (request.partition !== null) {
-        const found = await runQuery<{ id: string }>(this.pool, 'partitionGet', [queue.id, request.partition])
-        if (!found[0]) {
-          return { kind: 'nothing', answer: { body: { success: false, error: 'partition_not_found', messages: [] } } }
-        }
-        partitionId = found[0].id
-      }
-      rows = await runQuery<PopRow>(this.pool, 'messagePop', [
-        queue.id,
-        partitionId,
+  private async targets(request: PopRequest): Promise<PopTarget[] | Attempt> {
+    if (request.filter) {
+      const rows = await runQuery<{ id: string; name: string }>(this.pool, 'queueListByNamespace', [
+        request.tenant,
+        request.filter.namespace ?? null,
+        request.filter.task ?? null,
         request.group,
-        request.batch,
-        request.partition === null ? request.maxPartitions : 1,
-        leaseId,
-        request.autoAck,
-        request.subscriptionMode,
-        request.subscriptionFrom,
       ])
+      return rows.map((row) => ({ queueId: row.id, queue: row.name, partitionId: null }))
+    }
+    const queue = await this.registry.get(request.tenant, request.queue)
+    if (!queue) return { kind: 'nothing', answer: { body: noPartition() } }
+    if (request.partition === null) return [{ queueId: queue.id, queue: queue.name, partitionId: null }]
+    const found = await runQuery<{ id: string }>(this.pool, 'partitionGet', [queue.id, request.partition])
+    if (!found[0]) {
+      return { kind: 'nothing', answer: { body: { success: false, error: 'partition_not_found', messages: [] } } }
+    }
+    return [{ queueId: queue.id, queue: queue.name, partitionId: found[0].id }]
+  }
+
+  private async attempt(request: PopRequest, leaseId: string): Promise<Attempt> {
+    const rows: (PopRow & { queue: string })[] = []
+    try {
+      const targets = await this.targets(request)
+      if (!Array.isArray(targets)) return targets
+      let batch = request.batch
+      let partitions = request.partition === null ? request.maxPartitions : 1
+      // Namespace/task pops visit queues by priority, then least recently served (semantics.md 4.9).
+      for (const target of targets) {
+        if (batch <= 0 || partitions <= 0) break
+        const found = await runQuery<PopRow>(this.pool, 'messagePop', [
+          target.queueId,
+          target.partitionId,
+          request.group,
+          batch,
+          partitions,
+          leaseId,
+          request.autoAck,
+          request.subscriptionMode,
+          request.subscriptionFrom,
+        ])
+        const messages = found.filter((row) => row.kind === 'message')
+        if (messages.length === 0 && found[0] && request.partition !== null) {
+          rows.push({ ...found[0], queue: target.queue })
+          break
+        }
+        rows.push(...messages.map((row) => ({ ...row, queue: target.queue })))
+        batch -= messages.length
+        partitions -= new Set(messages.map((row) => row.partition_id)).size
+      }
     } catch (error) {
       // Data-plane rule: a database failure is a 200 with success:false, never a 5xx (http-api.md 2.6).
       return { kind: 'final', answer: { body: { success: false, error: describeDbFailure(error), messages: [] } } }
@@ -186,20 +220,13 @@ export class PopEngine {
       partition: row.partition_name!,
       leaseId: wireLease,
       consumerGroup: request.group,
-      queue: request.queue,
+      queue: row.queue,
       retryCount: row.retry_count ?? 0,
     }))
-    const now = Date.now()
-    this.events.emit(
-      'delivered',
-      request.tenant,
-      request.queue,
-      messages.length,
-      messages.map((message) => Math.max(0, now - Date.parse(message.createdAt))),
-    )
+    this.reportDelivered(request.tenant, messages)
     const body = {
       success: true,
-      queue: request.queue,
+      queue: first.queue,
       partition: first.partition_name,
       partitionId: first.partition_id,
       leaseId: wireLease,
@@ -209,6 +236,24 @@ export class PopEngine {
     }
     return { kind: 'messages', answer: request.autoAck ? { body } : { body, leaseId } }
   }
+
+  private reportDelivered(tenant: string, messages: PoppedMessage[]): void {
+    const now = Date.now()
+    const byQueue = new Map<string, number[]>()
+    for (const message of messages) {
+      const lags = byQueue.get(message.queue) ?? []
+      lags.push(Math.max(0, now - Date.parse(message.createdAt)))
+      byQueue.set(message.queue, lags)
+    }
+    for (const [queue, lags] of byQueue) this.events.emit('delivered', tenant, queue, lags.length, lags)
+  }
+}
+
+/** The waiter key's queue: the queue name, or a namespace/task filter (woken by any push of the tenant). */
+function waitQueueKey(request: PopRequest): string {
+  return request.filter
+    ? `${NAMESPACE_WAIT_PREFIX}${request.filter.namespace ?? ''}\u0000${request.filter.task ?? ''}`
+    : request.queue
 }
 
 function noPartition(): Record<string, unknown> {

@@ -8,6 +8,9 @@
  * held while parked.
  */
 
+/** Waiter keys whose queue starts with this are namespace/task pops: any push of the tenant re-checks them. */
+export const NAMESPACE_WAIT_PREFIX = '\u0001ns:'
+
 /** Identifies the pops that share a re-check. */
 export interface WaitKey {
   tenant: string
@@ -107,7 +110,12 @@ export class PopWaiters {
   wake(tenant: string, queue: string, partition: string | null, _source: WakeSource = 'local'): void {
     for (const state of this.states.values()) {
       const key = state.key
-      if (key.tenant !== tenant || key.queue !== queue) continue
+      if (key.tenant !== tenant) continue
+      if (key.queue.startsWith(NAMESPACE_WAIT_PREFIX)) {
+        void this.recheck(state)
+        continue
+      }
+      if (key.queue !== queue) continue
       if (partition !== null && key.partition !== null && key.partition !== partition) continue
       state.emptyChecks = 0
       void this.recheck(state)

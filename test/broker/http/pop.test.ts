@@ -1,6 +1,6 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestBroker, type TestBroker } from '../../support/broker.js'
+import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { ack, ackBatch, configure, numbers, pop, push, pushMany, sleep } from '../../support/queen.js'
 
 let broker: TestBroker
@@ -261,5 +261,41 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     expect(body.messages).toHaveLength(1)
     expect(body.messages[0].retryCount).toBe(0)
     await ack(broker, body.messages[0])
+  })
+})
+
+describe('GET /api/v1/pop (namespace/task)', () => {
+  it('pops from queues matching namespace and task, higher priority first, each message naming its queue', async () => {
+    await configure(broker, 'shop.orders', { priority: 1 })
+    await configure(broker, 'shop.returns', { priority: 5 })
+    await configure(broker, 'other.orders', {})
+    await pushMany(broker, 'shop.orders', 'p', 2)
+    await pushMany(broker, 'shop.returns', 'p', 1, 100)
+    await pushMany(broker, 'other.orders', 'p', 1, 200)
+    const response = await http(broker, 'GET', '/api/v1/pop?namespace=shop&batch=10&partitions=5')
+    expect(response.status).toBe(200)
+    expect(response.body.queue).toBe('shop.returns')
+    expect(response.body.messages.map((message: any) => [message.queue, message.data.n])).toEqual([
+      ['shop.returns', 100],
+      ['shop.orders', 0],
+      ['shop.orders', 1],
+    ])
+    await ackBatch(broker, response.body.messages)
+    const byTask = await http(broker, 'GET', '/api/v1/pop?task=orders&batch=10')
+    expect(byTask.body.messages.map((message: any) => message.queue)).toEqual(['other.orders'])
+    const none = await http(broker, 'GET', '/api/v1/pop?namespace=nothing-here')
+    expect(none.body).toEqual({ success: false, error: 'no_available_partition', messages: [] })
+    const missing = await http(broker, 'GET', '/api/v1/pop')
+    expect(missing.status).toBe(400)
+    expect(missing.body.error).toBe('namespace or task is required')
+  })
+
+  it('wakes a namespace long-poll on a push to any matching queue', async () => {
+    await configure(broker, 'wakens.a', {})
+    const parked = http(broker, 'GET', '/api/v1/pop?namespace=wakens&wait=true&timeout=10000')
+    await sleep(150)
+    await pushMany(broker, 'wakens.a', 'p', 1, 5)
+    const body = (await parked).body
+    expect(body.messages.map((message: any) => message.data.n)).toEqual([5])
   })
 })

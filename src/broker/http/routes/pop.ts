@@ -1,4 +1,4 @@
-/** GET /api/v1/pop/queue/:queue and /partition/:partition (http-api.md 5.2). */
+/** GET /api/v1/pop/queue/:queue, /partition/:partition (http-api.md 5.2) and the namespace/task pop GET /api/v1/pop (5.3). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Query } from '../validation/query.js'
 import { parsePopRequest } from '../validation/pop-query.js'
@@ -44,6 +44,7 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
 }
 
 export function registerPopRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/pop', (request, reply) => handlePop(app, request, reply))
   app.get('/api/v1/pop/queue/:queue', (request, reply) => handlePop(app, request, reply))
   app.get('/api/v1/pop/queue/:queue/partition/:partition', (request, reply) => handlePop(app, request, reply))
 }

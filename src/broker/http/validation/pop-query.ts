@@ -3,7 +3,7 @@ import { validationError } from '../../errors.js'
 import type { PopRequest } from '../../engine/pop-engine.js'
 import type { ServicesConfig } from '../../services.js'
 import { queryBoolean, queryInteger, queryValue, type Query } from './query.js'
-import { checkName, checkQueueName, checkTimestamp, QUEUE_MODE_GROUP } from './rules.js'
+import { checkName, checkQueueName, checkText, checkTimestamp, QUEUE_MODE_GROUP } from './rules.js'
 
 /** Validates a pop's path and query into a {@link PopRequest}. */
 export function parsePopRequest(
@@ -12,7 +12,18 @@ export function parsePopRequest(
   query: Query,
   config: ServicesConfig,
 ): PopRequest {
-  const queue = checkQueueName(params.queue, 'queue')
+  const namespaced = params.queue === undefined
+  const queue = namespaced ? '' : checkQueueName(params.queue, 'queue')
+  let filter: PopRequest['filter']
+  if (namespaced) {
+    const namespace = queryValue(query, 'namespace')
+    const task = queryValue(query, 'task')
+    if (namespace === undefined && task === undefined) throw validationError('namespace or task is required')
+    filter = {
+      ...(namespace === undefined ? {} : { namespace: checkText(namespace, 'namespace', 255) }),
+      ...(task === undefined ? {} : { task: checkText(task, 'task', 255) }),
+    }
+  }
   const partition = params.partition === undefined ? null : checkName(params.partition, 'partition')
   const groupRaw = queryValue(query, 'consumerGroup')
   const group = groupRaw === undefined ? QUEUE_MODE_GROUP : checkName(groupRaw, 'consumerGroup')
@@ -47,5 +58,6 @@ export function parsePopRequest(
     autoAck: queryBoolean(query, 'autoAck', false),
     subscriptionMode,
     subscriptionFrom,
+    ...(filter ? { filter } : {}),
   }
 }

@@ -1,0 +1,11 @@
+-- GET /api/v1/resources/tasks: the tenant's queues grouped by task (queues without one are left out),
+-- with partition counts and message counters (semantics.md 8.4).
+-- $1 tenant.
+SELECT q.task, count(DISTINCT q.id)::integer AS queues, count(p.id)::integer AS partitions,
+       coalesce(sum(c.total), 0)::bigint AS total, coalesce(sum(c.pending), 0)::bigint AS pending
+FROM queen.queues q
+LEFT JOIN queen.partitions p ON p.queue_id = q.id
+LEFT JOIN LATERAL queen.partition_counters(p.id) c ON p.id IS NOT NULL
+WHERE q.tenant = $1 AND q.task <> ''
+GROUP BY q.task
+ORDER BY q.task
