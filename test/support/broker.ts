@@ -8,6 +8,10 @@ import { buildApp } from '../../src/broker/app.js'
 import { HealthProbe } from '../../src/broker/db/health-probe.js'
 import { createServices, type BrokerServices, type ServicesConfig } from '../../src/broker/services.js'
 import { createLogger } from '../../src/broker/observe/logger.js'
+import { resolveBrokerConfig } from '../../src/broker/config.js'
+import { createDurability, openSpool } from '../../src/broker/durability.js'
+import { mkdtemp, rm } from 'node:fs/promises'
+import type { Logger } from 'pino'
 import { createTestDatabase, databaseConnection, dropTestDatabase } from './database.js'
 import { trackResource } from './resources.js'
 
@@ -37,23 +41,32 @@ export function testServicesConfig(overrides: Partial<ServicesConfig> = {}): Ser
     poolSize: 10,
     encryptionKeyConfigured: false,
     popWait: { initialIntervalMs: 100, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 1000 },
+    statsIntervalMs: 10_000,
+    metricsAggregateIntervalSeconds: 60,
+    logStatsIntervalMs: 30_000,
+    metricsMaxQueues: 1000,
     ...overrides,
   }
 }
 
 /** Starts a broker listening on 127.0.0.1 with an ephemeral port. */
 export async function startTestBroker(
-  options: { database?: string; config?: Partial<ServicesConfig>; label?: string } = {},
+  options: {
+    database?: string
+    config?: Partial<ServicesConfig>
+    label?: string
+    /**
+     * Run with the durability parts of a real broker (spool in a temp dir, database health, hint channel,
+     * maintenance refresh, replay), configured from these environment variables on top of test defaults.
+     */
+    durable?: Record<string, string>
+  } = {},
 ): Promise<TestBroker> {
   const database = options.database ?? (await createTestDatabase(options.label ?? 'broker'))
   const connection = databaseConnection(database)
   const config = testServicesConfig(options.config)
   const pool = new pg.Pool({ ...connection, max: config.poolSize })
   const health = new HealthProbe(connection)
-  const services = createServices(config, pool, health, (error) => {
-    throw error
-  })
-  services.state.phase = 'ready'
   // Errors (5xx, background failures) reach the test output; TEST_LOG_LEVEL=debug shows more.
   const log = createLogger({
     level: process.env.TEST_LOG_LEVEL ?? 'error',
@@ -61,6 +74,28 @@ export async function startTestBroker(
     serverId: 'test',
     destination: process.stderr,
   })
+  const durable = options.durable ? await openTestDurability(options.durable, pool, health, connection, log) : undefined
+  const services = createServices(
+    config,
+    pool,
+    health,
+    (error) => {
+      throw error
+    },
+    {
+      log,
+      ...(durable
+        ? { spool: durable.spool, dbHealth: durable.durability.dbHealth, hints: durable.durability.hints }
+        : {}),
+    },
+  )
+  services.state.phase = 'ready'
+  if (durable) {
+    durable.durability.attach(services)
+    await services.maintenance.load()
+    durable.durability.hints.start()
+    for (const job of durable.durability.jobs) job.start()
+  }
   const app = await buildApp(services, { loggerInstance: log })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
@@ -75,7 +110,14 @@ export async function startTestBroker(
     database,
     async close(closeOptions = {}) {
       services.waiters.shutdown()
+      services.maintenance.shutdown()
       await app.close()
+      if (durable) {
+        await Promise.all(durable.durability.jobs.map((job) => job.stop()))
+        await durable.durability.close()
+        await durable.spool.close()
+        await rm(durable.dir, { recursive: true, force: true })
+      }
       await pool.end()
       await health.close()
       await db.end()
@@ -83,6 +125,27 @@ export async function startTestBroker(
       untrack()
     },
   }
+}
+
+async function openTestDurability(
+  env: Record<string, string>,
+  pool: pg.Pool,
+  probe: HealthProbe,
+  connection: pg.ClientConfig,
+  log: Logger,
+) {
+  const dir = await mkdtemp('/tmp/queenctl-test-spool-')
+  const { config } = resolveBrokerConfig({
+    env: { FILE_BUFFER_DIR: dir, FILE_BUFFER_FLUSH_MS: '50', QUEEN_STATE_REFRESH_MS: '1000', ...env },
+  })
+  const spool = await openSpool(config, log)
+  const durability = createDurability(
+    config,
+    { spool, pool, probe, listenConfig: connection, databaseUp: true },
+    () => true,
+    log,
+  )
+  return { dir, spool, durability }
 }
 
 /** JSON over real HTTP: returns status, headers and parsed body. */

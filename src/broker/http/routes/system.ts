@@ -127,7 +127,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
   app.get('/internal/api/shared-state/stats', () => sharedState(app.broker))
   app.get('/internal/api/inter-instance/stats', () => sharedState(app.broker))
 
-  app.post('/internal/api/notify', async (request) => {
+  app.post('/internal/api/notify', (request) => {
     const body = asObject(request.body)
     if (body.queue === undefined || body.queue === null || body.queue === '') throw validationError('queue is required')
     const queue = checkQueueName(body.queue, 'queue')
