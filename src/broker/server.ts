@@ -211,6 +211,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       poolSize: config.pg.poolSize,
       encryptionKeyConfigured: config.encryptionKey !== undefined,
       popWait: config.popWait,
+      testHooks: config.testHooks,
     },
     pool,
     health,

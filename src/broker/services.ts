@@ -34,6 +34,8 @@ export interface ServicesConfig {
   poolSize: number
   encryptionKeyConfigured: boolean
   popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }
+  /** QUEEN_TEST_HOOKS: enables the fault-injection route of the reliability tests; never in production. */
+  testHooks?: boolean
   /** Stats snapshot refresh, ms (`STATS_INTERVAL_MS`); default 10000. */
   statsIntervalMs?: number
   /** Per-minute metrics write, s (`METRICS_AGGREGATE_INTERVAL_S`); default 60. */

@@ -138,6 +138,28 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     return { status: 'ok' }
   })
 
+  // Fault injection for the reliability tests (reliability.md section 2), only with QUEEN_TEST_HOOKS=true.
+  if (app.broker.config.testHooks) {
+    app.post('/internal/api/test-hooks', (request) => {
+      const body = asObject(request.body)
+      const spool = app.broker.spool
+      if ('spool.failAfterBytes' in body && spool) {
+        const value = body['spool.failAfterBytes']
+        if (value !== null && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {
+          throw validationError('spool.failAfterBytes: must be a non-negative integer or null')
+        }
+        spool.hooks.failAfterBytes = value === null ? undefined : value
+      }
+      if ('notify.disabled' in body && app.broker.hints) app.broker.hints.disabled = body['notify.disabled'] === true
+      return {
+        hooks: {
+          'spool.failAfterBytes': spool?.hooks.failAfterBytes ?? null,
+          'notify.disabled': app.broker.hints?.disabled ?? false,
+        },
+      }
+    })
+  }
+
   app.get('/api/v1/system/mesh', IGNORE_BODY, () => ({
     serverId: app.broker.config.serverId,
     port: 0,
