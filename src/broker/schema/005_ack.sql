@@ -49,6 +49,12 @@ DECLARE
   o_released boolean;
   o_dlq boolean;
   o_already boolean;
+  grp record;
+  v_done integer[] := '{}';
+  v_index integer;
+  v_in_range bigint;
+  v_distinct_in_range bigint;
+  v_matching bigint;
 BEGIN
   PERFORM 1 FROM queen.consumers k
   JOIN (SELECT DISTINCT x.pid, x.g FROM jsonb_to_recordset(p_items) AS x(pid uuid, g text)) w
@@ -56,8 +62,51 @@ BEGIN
   ORDER BY k.partition_id, k.consumer_group
   FOR UPDATE OF k;
 
+  -- Fast path, the common case of a consumer acking its whole batch as completed: when the items of one
+  -- (partition, group, lease) are exactly the messages the live lease covers (no out-of-order state), the
+  -- cursor jumps to the end of the lease in one update. Anything else goes through the general loop below.
+  FOR grp IN
+    SELECT x.pid, x.g, x.l, array_agg(x.i ORDER BY x.i) AS idxs, array_agg(x.tx) AS txs, count(*) AS n,
+           count(DISTINCT x.tx) AS distinct_n, bool_and(x.st = 'completed') AS all_completed
+    FROM jsonb_to_recordset(p_items) AS x(i integer, pid uuid, tx text, g text, l uuid, st text)
+    GROUP BY x.pid, x.g, x.l
+  LOOP
+    CONTINUE WHEN grp.l IS NULL OR NOT grp.all_completed OR grp.n <> grp.distinct_n OR grp.n < 2;
+    SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = grp.pid AND k.consumer_group = grp.g;
+    CONTINUE WHEN NOT FOUND OR c.lease_id IS DISTINCT FROM grp.l OR c.lease_expires_at <= v_now;
+    CONTINUE WHEN EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = grp.pid
+                          AND s.consumer_group = grp.g AND s.position > c.cursor_position);
+    SELECT count(*), count(DISTINCT m.transaction_id),
+           count(DISTINCT m.transaction_id) FILTER (WHERE m.transaction_id = ANY (grp.txs))
+    INTO v_in_range, v_distinct_in_range, v_matching
+    FROM queen.messages m
+    WHERE m.partition_id = grp.pid AND m.position > c.cursor_position AND m.position <= c.lease_to;
+    CONTINUE WHEN v_in_range <> grp.n OR v_distinct_in_range <> grp.n OR v_matching <> grp.n;
+
+    UPDATE queen.consumers k
+    SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
+        total_consumed = k.total_consumed + grp.n, last_consumed_at = v_now
+    WHERE k.partition_id = grp.pid AND k.consumer_group = grp.g;
+    SELECT pp.name, qq.name INTO v_pname, v_qname
+    FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = grp.pid;
+    FOR v_index IN 1 .. array_length(grp.idxs, 1) LOOP
+      r_idx := r_idx || grp.idxs[v_index];
+      r_success := r_success || true;
+      r_error := r_error || NULL::text;
+      -- The last item of the group is the one that gave the lease's last message its outcome.
+      r_released := r_released || (v_index = array_length(grp.idxs, 1));
+      r_dlq := r_dlq || false;
+      r_already := r_already || false;
+      r_qname := r_qname || v_qname;
+      r_pname := r_pname || v_pname;
+    END LOOP;
+    v_done := v_done || grp.idxs;
+  END LOOP;
+  v_pid := NULL;
+
   FOR it IN
     SELECT x.* FROM jsonb_to_recordset(p_items) AS x(i integer, pid uuid, tx text, g text, l uuid, st text, err text)
+    WHERE NOT (x.i = ANY (v_done))
     ORDER BY x.i
   LOOP
     o_success := false; o_error := NULL; o_released := NULL; o_dlq := false; o_already := false;
@@ -209,6 +258,7 @@ BEGIN
   END LOOP;
 
   RETURN QUERY
-  SELECT * FROM unnest(r_idx, r_success, r_error, r_released, r_dlq, r_already, r_qname, r_pname);
+  SELECT * FROM unnest(r_idx, r_success, r_error, r_released, r_dlq, r_already, r_qname, r_pname) AS r(i, s, e, rl, d, a, q, p)
+  ORDER BY r.i;
 END;
 $fn$;
