@@ -8,13 +8,25 @@ import type { BrokerServices } from './services.js'
 import { BrokerError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
 import { registerAckRoutes } from './http/routes/ack.js'
+import { registerAnalyticsRoutes } from './http/routes/analytics.js'
+import { registerPostgresStatsRoute } from './http/routes/analytics-postgres.js'
+import { registerConsumerGroupSeekRoutes } from './http/routes/consumer-group-seek.js'
 import { registerConsumerGroupRoutes } from './http/routes/consumer-groups.js'
 import { registerDlqRoutes } from './http/routes/dlq.js'
 import { registerHealthRoutes } from './http/routes/health.js'
 import { registerLeaseRoutes } from './http/routes/lease.js'
+import { registerMetricsRoutes } from './http/routes/metrics.js'
+import { registerMessageRoutes } from './http/routes/messages.js'
 import { registerPopRoutes } from './http/routes/pop.js'
 import { registerPushRoutes } from './http/routes/push.js'
+import { registerQueueClearRoutes } from './http/routes/queue-clear.js'
 import { registerQueueRoutes } from './http/routes/queues.js'
+import { registerSystemRoutes } from './http/routes/system.js'
+import { registerResourceOverviewRoutes } from './http/routes/resources-overview.js'
+import { registerStreamRoutes } from './http/routes/streams.js'
+import { registerStatsRefreshRoute } from './http/routes/stats-refresh.js'
+import { registerStatusQueueRoutes } from './http/routes/status-queues.js'
+import { registerStatusRoutes } from './http/routes/status.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
 
@@ -113,9 +125,21 @@ export async function buildApp(services: BrokerServices, options: BuildAppOption
   registerLeaseRoutes(app)
   registerTransactionRoutes(app)
   registerQueueRoutes(app)
+  registerQueueClearRoutes(app)
+  registerMessageRoutes(app)
+  registerResourceOverviewRoutes(app)
   registerDlqRoutes(app)
   registerConsumerGroupRoutes(app)
+  registerConsumerGroupSeekRoutes(app)
   registerTraceRoutes(app)
+  registerSystemRoutes(app)
+  registerStreamRoutes(app)
+  registerStatsRefreshRoute(app)
+  registerStatusRoutes(app)
+  registerStatusQueueRoutes(app)
+  registerAnalyticsRoutes(app)
+  registerPostgresStatsRoute(app)
+  registerMetricsRoutes(app)
   await app.ready()
   return app
 }

@@ -212,6 +212,10 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       encryptionKeyConfigured: config.encryptionKey !== undefined,
       popWait: config.popWait,
       testHooks: config.testHooks,
+      statsIntervalMs: config.jobs.statsIntervalMs,
+      metricsAggregateIntervalSeconds: config.jobs.metricsAggregateIntervalSeconds,
+      logStatsIntervalMs: config.log.statsIntervalMs,
+      metricsMaxQueues: config.log.metricsMaxQueues,
     },
     pool,
     health,
@@ -223,6 +227,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
   const jobs: BackgroundService[] = [
     leaseReclaimJob(pool, services.waiters, services.events, config.jobs.leaseReclaimIntervalMs, log),
     ...durability.jobs,
+    ...services.observability.jobs,
   ]
 
   log.info({ peers: 0, auth: 'off', listening: 'no', server_id: config.serverId }, 'mesh')

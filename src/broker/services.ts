@@ -137,7 +137,19 @@ export function createServices(
     logStatsIntervalMs: config.logStatsIntervalMs,
     metricsMaxQueues: config.metricsMaxQueues,
     log,
+  })  // Spool and maintenance gauges read the live state at every scrape.
+  observability.metrics.onCollect(() => {
+    const spool = options.spool
+    const gauges = observability.metrics.spool
+    gauges.records.set(spool?.size.records ?? 0)
+    gauges.bytes.set(spool?.size.bytes ?? 0)
+    gauges.segments.set(spool?.segmentCount ?? 0)
+    gauges.fallback.set(spool?.state === 'fallback' ? 1 : 0)
+    gauges.full.set(spool?.state === 'full' ? 1 : 0)
+    observability.metrics.maintenance.push.set(maintenance.push ? 1 : 0)
+    observability.metrics.maintenance.pop.set(maintenance.pop ? 1 : 0)
   })
+
   return {
     config,
     pool,

@@ -1,44 +1,90 @@
 /**
  * The base of every queenctl command: shared flags, and one error renderer printing
- * `queenctl: <message>` plus a `hint:` line on stderr (or `{"error":{...}}` on stdout under --json), then
- * exiting with the error's code.
+ * `queenctl: <message>` plus a `hint:` line on stderr (or `{"error":{"code","message","hint"}}` on stdout
+ * under `-o json`/`--json`), then exiting with the error's code (cli.md sections 4 and 5).
  */
-import { Command, Flags } from '@oclif/core'
+import { Command, Errors, Flags } from '@oclif/core'
 import { EXIT, UserError } from './errors.js'
+
+type CommandError = Error & { exitCode?: number; code?: string; oclif?: { exit?: number } }
+
+/** True for oclif's own flag and argument errors (unknown flag, bad option, missing argument). */
+function isParseError(error: CommandError): boolean {
+  return (
+    ('parse' in error && error instanceof Errors.CLIError) ||
+    error.message.startsWith('Parsing --') ||
+    error.name === 'FailedFlagValidationError'
+  )
+}
+
+/** A parse error's message without oclif's "See more help" tail; `Parsing --x \n\t<why>` → `--x: <why>`. */
+function parseMessage(message: string): string {
+  const cleaned = message.replace(/\n?See more help with --help\s*$/, '').trim()
+  const flagged = /^Parsing (--\S+)\s*\n\t([\s\S]*)$/.exec(cleaned)
+  return flagged ? `${flagged[1]}: ${flagged[2]!.trim()}` : cleaned
+}
+
+/** The user-facing form of any error a command threw; undefined for a bug. */
+function asUserError(error: CommandError, commandId: string | undefined): UserError | undefined {
+  if (error instanceof UserError && !error.message.startsWith('Parsing --')) return error
+  if (error instanceof UserError || isParseError(error)) {
+    const original = error instanceof UserError ? error : undefined
+    return new UserError(parseMessage(error.message), {
+      exitCode: EXIT.user,
+      code: 'usage_error',
+      hint: original?.hint ?? `see queenctl ${commandId ? `${commandId.replaceAll(':', ' ')} ` : ''}--help`,
+      cause: error,
+    })
+  }
+  if (error instanceof Errors.CLIError) {
+    return new UserError(error.message, { exitCode: error.oclif.exit ?? EXIT.user, cause: error })
+  }
+  return undefined
+}
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     debug: Flags.boolean({
-      description: 'Print stack traces and an HTTP trace on stderr',
+      description: 'print stack traces and an HTTP trace (method, URL, status, ms; never tokens) on stderr',
       default: false,
       helpGroup: 'GLOBAL',
     }),
   }
 
-  /** True when the command was asked for JSON output. */
+  /** True when the command was asked for JSON output explicitly (`--json`, `-o json`). */
   protected wantsJson(): boolean {
-    return (
-      this.argv.includes('--json') ||
-      this.argv.some((arg, index) => (arg === '-o' || arg === '--output') && this.argv[index + 1] === 'json')
+    const argv = this.argv.slice(0, this.argv.includes('--') ? this.argv.indexOf('--') : undefined)
+    return argv.some(
+      (arg, index) =>
+        arg === '--json' ||
+        arg === '--output=json' ||
+        arg === '-o=json' ||
+        arg === '-ojson' ||
+        ((arg === '-o' || arg === '--output') && argv[index + 1] === 'json'),
     )
   }
 
-  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
-    // oclif's own exits (help, version, this.exit()) and parse errors keep their behaviour.
-    if (error.oclif?.exit !== undefined && !(error instanceof UserError)) return super.catch(error)
-    const user = error instanceof UserError ? error : undefined
+  /** True under --debug (read from argv, so it also works when parsing failed). */
+  protected debugEnabled(): boolean {
+    return this.argv.includes('--debug')
+  }
+
+  protected override catch(error: CommandError): Promise<unknown> {
+    // this.exit() (exit 4 for a no-op, or 0) keeps its code and prints nothing.
+    if (error instanceof Errors.ExitError) throw error
+    const user = asUserError(error, this.id)
     const exitCode = user?.exitCode ?? EXIT.server
+    const message = user?.message ?? error.message
     if (this.wantsJson()) {
       process.stdout.write(
-        `${JSON.stringify({ error: { code: user?.code ?? 'internal_error', message: error.message, hint: user?.hint ?? null } })}\n`,
+        `${JSON.stringify({ error: { code: user?.code ?? 'internal_error', message, hint: user?.hint ?? null } })}\n`,
       )
     } else {
-      process.stderr.write(`queenctl: ${error.message}\n`)
+      process.stderr.write(`queenctl: ${message}\n`)
       if (user?.hint) process.stderr.write(`hint: ${user.hint}\n`)
-      if (!user || this.argv.includes('--debug')) {
-        if (this.argv.includes('--debug')) process.stderr.write(`${error.stack ?? ''}\n`)
-      }
     }
+    if (this.debugEnabled()) process.stderr.write(`${error.stack ?? ''}\n`)
+    else if (!user) process.stderr.write('hint: this is a bug; run again with --debug for the stack trace\n')
     process.exitCode = exitCode
     return this.exit(exitCode)
   }

@@ -1,7 +1,7 @@
 /**
  * Where PostgreSQL-direct commands connect (cli.md section 2): `--pg-url`, else the broker's PG_*
- * variables, else the embedded server recorded in QUEEN_DATA_DIR when it is running; otherwise exit 2
- * with a hint.
+ * variables, else the context's `database` reference, else the embedded server recorded in
+ * QUEEN_DATA_DIR when it is running; otherwise exit 2 with a hint.
  */
 import os from 'node:os'
 import path from 'node:path'
@@ -9,8 +9,12 @@ import type pg from 'pg'
 import { readEmbeddedConnection } from '../broker/db/embedded-postgres.js'
 import { EXIT, UserError } from './errors.js'
 
-/** Resolves the connection of a P command. */
-export async function resolvePgConnection(pgUrl: string | undefined, env: NodeJS.ProcessEnv): Promise<pg.ClientConfig> {
+/** Resolves the connection of a P command; `contextDatabase` is the resolved DSN of the context, if any. */
+export async function resolvePgConnection(
+  pgUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+  contextDatabase?: string,
+): Promise<pg.ClientConfig> {
   if (pgUrl) {
     try {
       new URL(pgUrl)
@@ -37,6 +41,7 @@ export async function resolvePgConnection(pgUrl: string | undefined, env: NodeJS
           : undefined,
     }
   }
+  if (contextDatabase) return resolvePgConnection(contextDatabase, {})
   const defaultDataDir = process.getuid?.() === 0 ? '/var/lib/queen/data' : path.join(os.homedir(), '.queen', 'data')
   const dataDir = value('QUEEN_DATA_DIR') ?? defaultDataDir
   const embedded = await readEmbeddedConnection(dataDir)

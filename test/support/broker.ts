@@ -118,6 +118,9 @@ export async function startTestBroker(
         await durable.spool.close()
         await rm(durable.dir, { recursive: true, force: true })
       }
+      // pool.end() resolves before the sockets close; dropping the database right after may kill a backend
+      // whose connection is still closing, which the pool would re-emit as an unhandled 'error'.
+      pool.on('error', () => undefined)
       await pool.end()
       await health.close()
       await db.end()

@@ -53,6 +53,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
       JSON.stringify(configure.options),
     ])
     broker.registry.invalidate(tenant, configure.queue)
+    broker.hints?.publish({ type: 'CONFIG_INVALIDATE', tenant, queue: configure.queue })
     if (configure.ignored.length > 0) {
       request.log.info({ queue: configure.queue, ignored: configure.ignored }, 'configure: legacy options ignored')
     }
@@ -74,6 +75,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
     const [row] = await runQuery<{ existed: boolean }>(broker.pool, 'queueDelete', [tenant, queue])
     broker.registry.invalidate(tenant, queue)
+    broker.hints?.publish({ type: 'CONFIG_INVALIDATE', tenant, queue })
     broker.waiters.endQueue(tenant, queue)
     return { deleted: true, queue, existed: row?.existed ?? false }
   })

@@ -1,0 +1,206 @@
+/**
+ * Our broker over HTTP (http-api.md sections 4-5): push batches to `POST /api/v1/push`, long-poll
+ * `GET /api/v1/pop/queue/:queue`, ack with `POST /api/v1/ack/batch`. The broker is a child process
+ * (broker-process.ts) so its CPU and RSS are its own.
+ */
+import {
+  deliveryOf,
+  type Adapter,
+  type BenchConsumer,
+  type BenchQueue,
+  type ConsumerOptions,
+  type Delivery,
+  type OutgoingMessage,
+  type QueueSpec,
+  type ScenarioId,
+} from './adapter.js'
+import type { BrokerProcess } from './broker-process.js'
+import { HttpClient } from './load.js'
+import { sleep } from './measure.js'
+
+interface PoppedMessage {
+  transactionId?: string
+  partitionId?: string
+  leaseId?: string
+  data?: unknown
+}
+
+interface OursDelivery extends Delivery {
+  transactionId: string
+  partitionId: string
+  leaseId: string
+}
+
+/** Read-back pops: large auto-acked batches (no ack round trip; the broker's maximum batch is 10 000). */
+const READ_BACK_BATCH = 5000
+const READ_BACK_READERS = 4
+
+function partitionName(partition: number): string {
+  return `p${partition}`
+}
+
+/** The delivery, or producer -1 when the transaction id and the payload disagree (a corrupted message). */
+function toDelivery(message: PoppedMessage): OursDelivery {
+  const delivery = deliveryOf(message.data)
+  const id = message.transactionId ?? ''
+  const consistent = id.endsWith(`.${delivery.producer}.${delivery.seq}`)
+  return {
+    ...delivery,
+    producer: consistent ? delivery.producer : -1,
+    transactionId: id,
+    partitionId: message.partitionId ?? '',
+    leaseId: message.leaseId ?? '',
+  }
+}
+
+function messagesOf(body: unknown): PoppedMessage[] {
+  if (typeof body !== 'object' || body === null) return []
+  const messages = (body as { messages?: unknown }).messages
+  return Array.isArray(messages) ? (messages as PoppedMessage[]) : []
+}
+
+class OursConsumer implements BenchConsumer {
+  private readonly client: HttpClient
+  private readonly queue: string
+  private readonly options: ConsumerOptions
+  private readonly path: string
+
+  constructor(client: HttpClient, queue: string, options: ConsumerOptions) {
+    this.client = client
+    this.queue = queue
+    this.options = options
+    const query = new URLSearchParams({
+      batch: String(options.batch),
+      wait: 'true',
+      timeout: String(options.waitMs),
+      partitions: String(options.partitionsPerPop),
+    })
+    if (options.group) query.set('consumerGroup', options.group)
+    this.path = `/api/v1/pop/queue/${encodeURIComponent(queue)}?${query.toString()}`
+  }
+
+  async next(signal?: AbortSignal): Promise<Delivery[]> {
+    try {
+      const answer = await this.client.request('GET', this.path, undefined, {
+        timeoutMs: this.options.waitMs + 5000,
+        signal,
+      })
+      const messages = messagesOf(answer.body)
+      if (messages.length === 0 && answer.status >= 300 && answer.status !== 204) await sleep(10, signal)
+      return messages.map(toDelivery)
+    } catch (error) {
+      if (signal?.aborted) return []
+      throw error
+    }
+  }
+
+  async ack(deliveries: readonly Delivery[]): Promise<number> {
+    const items = deliveries as readonly OursDelivery[]
+    if (items.length === 0) return 0
+    const answer = await this.client.request('POST', '/api/v1/ack/batch', {
+      acknowledgments: items.map((item) => ({
+        transactionId: item.transactionId,
+        partitionId: item.partitionId,
+        leaseId: item.leaseId,
+      })),
+      consumerGroup: this.options.group ?? null,
+    })
+    if (!Array.isArray(answer.body)) return items.length
+    return (answer.body as { success?: boolean }[]).filter((result) => result.success !== true).length
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve()
+  }
+}
+
+class OursQueue implements BenchQueue {
+  private readonly client: HttpClient
+  private readonly spec: QueueSpec
+
+  constructor(client: HttpClient, spec: QueueSpec) {
+    this.client = client
+    this.spec = spec
+  }
+
+  async push(messages: readonly OutgoingMessage[]): Promise<boolean[]> {
+    const answer = await this.client.request('POST', '/api/v1/push', {
+      items: messages.map((message) => ({
+        queue: this.spec.name,
+        partition: partitionName(message.partition),
+        payload: message.payload,
+        transactionId: message.id,
+      })),
+    })
+    if (!Array.isArray(answer.body)) return messages.map(() => false)
+    const results = answer.body as { status?: string }[]
+    // "buffered" means spooled and fsynced: stored, delivered after replay; the ledger checks that it is.
+    return messages.map((_, index) => {
+      const status = results[index]?.status
+      return status === 'queued' || status === 'buffered'
+    })
+  }
+
+  consumer(options: ConsumerOptions): BenchConsumer {
+    return new OursConsumer(this.client, this.spec.name, options)
+  }
+
+  async readBack(onMessage: (producer: number, seq: number) => void, done: () => boolean, deadline: number) {
+    const query = new URLSearchParams({
+      batch: String(READ_BACK_BATCH),
+      wait: 'true',
+      timeout: '500',
+      partitions: String(Math.min(this.spec.partitions, 100)),
+      autoAck: 'true',
+    })
+    const path = `/api/v1/pop/queue/${encodeURIComponent(this.spec.name)}?${query.toString()}`
+    const reader = async () => {
+      while (!done() && performance.now() < deadline) {
+        const answer = await this.client.request('GET', path, undefined, { timeoutMs: 10_000 })
+        for (const message of messagesOf(answer.body)) {
+          const delivery = toDelivery(message)
+          onMessage(delivery.producer, delivery.seq)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: READ_BACK_READERS }, reader))
+  }
+
+  close(): Promise<void> {
+    // The queue is kept: deleting it would put its cost into the next scenario's measurement. Names are
+    // unique per run, so nothing reads it again.
+    return Promise.resolve()
+  }
+}
+
+/** Opens queues on a running broker. */
+export class OursAdapter implements Adapter {
+  readonly name = 'ours' as const
+  readonly role = 'subject' as const
+  readonly label: string
+  private readonly broker: BrokerProcess
+  private readonly client: HttpClient
+
+  constructor(broker: BrokerProcess, label: string) {
+    this.broker = broker
+    this.label = label
+    this.client = new HttpClient(broker.url, 256)
+  }
+
+  supports(_scenario: ScenarioId): boolean {
+    return true
+  }
+
+  brokerPid(): number | undefined {
+    return this.broker.pid
+  }
+
+  openQueue(spec: QueueSpec): Promise<BenchQueue> {
+    return Promise.resolve(new OursQueue(this.client, spec))
+  }
+
+  stop(): Promise<void> {
+    this.client.close()
+    return Promise.resolve()
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The PostgreSQL every system of the run shares (perf.md 4.1: same PG, same settings): a private embedded
+ * cluster in /tmp with the durable settings of perf.md 2.1, or the server named by PG_HOST.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { totalmem } from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { startEmbeddedPostgres } from '../src/broker/db/embedded-postgres.js'
+
+/** Connection details every adapter uses. */
+export interface PgConnection {
+  host: string
+  port: number
+  user: string
+  password: string
+  database: string
+}
+
+/** The benchmark's PostgreSQL. */
+export interface BenchPostgres {
+  connection: PgConnection
+  /** `server_version`, e.g. `17.10`. */
+  version: string
+  /** `embedded (/tmp/...)` or `PG_HOST=...`. */
+  origin: string
+  /** The postmaster's pid when the server runs on this machine and we could find it (for CPU). */
+  postmasterPid?: number
+  /** The settings the report prints, as the server reports them. */
+  settings: Record<string, string>
+  /** Flushes dirty pages so a checkpoint does not land inside the next measurement (perf.md 4.1). */
+  checkpoint(): Promise<void>
+  stop(): Promise<void>
+}
+
+const BENCH_DATABASE = 'queen_bench'
+
+const REPORTED_SETTINGS = [
+  'shared_buffers',
+  'synchronous_commit',
+  'fsync',
+  'full_page_writes',
+  'wal_sync_method',
+  'max_connections',
+  'max_wal_size',
+  'checkpoint_timeout',
+  'effective_cache_size',
+  'work_mem',
+]
+
+/** perf.md 2.1's settings: durable (fsync, synchronous_commit, full_page_writes on) and sized for this box. */
+function durableSettings(): Record<string, string> {
+  // 2 GB as measured in perf.md on 24 GiB; never more than an eighth of the machine.
+  const sharedBuffersMb = Math.min(2048, Math.floor(totalmem() / 8 / 1024 / 1024))
+  return {
+    shared_buffers: `${sharedBuffersMb}MB`,
+    max_connections: '200',
+    wal_buffers: '16MB',
+    max_wal_size: '8GB',
+    min_wal_size: '1GB',
+    checkpoint_timeout: '15min',
+    checkpoint_completion_target: '0.9',
+    synchronous_commit: 'on',
+    fsync: 'on',
+    full_page_writes: 'on',
+    random_page_cost: '1.1',
+    effective_cache_size: `${Math.min(12288, Math.floor(totalmem() / 2 / 1024 / 1024))}MB`,
+    work_mem: '16MB',
+    maintenance_work_mem: '512MB',
+    autovacuum_naptime: '10s',
+    autovacuum_vacuum_scale_factor: '0.05',
+    autovacuum_analyze_scale_factor: '0.02',
+    track_io_timing: 'on',
+  }
+}
+
+async function readSettings(connection: PgConnection): Promise<{ version: string; settings: Record<string, string> }> {
+  const client = new pg.Client(connection)
+  await client.connect()
+  try {
+    const result = await client.query<{ name: string; setting: string }>(
+      `SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1::text[])`,
+      [REPORTED_SETTINGS],
+    )
+    const version = await client.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)
+    return {
+      version: version.rows[0]?.v ?? 'unknown',
+      settings: Object.fromEntries(result.rows.map((row) => [row.name, row.setting])),
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+async function runCheckpoint(connection: PgConnection): Promise<void> {
+  const client = new pg.Client(connection)
+  await client.connect()
+  try {
+    await client.query('CHECKPOINT')
+  } catch {
+    // CHECKPOINT needs superuser or pg_checkpoint on an external server; the run goes on without it.
+  } finally {
+    await client.end()
+  }
+}
+
+async function readPostmasterPid(dataDirectory: string): Promise<number | undefined> {
+  const text = await readFile(path.join(dataDirectory, 'postmaster.pid'), 'utf8').catch(() => '')
+  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10)
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined
+}
+
+/** An external server on this machine: find its postmaster through its data directory, when we may read it. */
+async function localPostmasterPid(connection: PgConnection): Promise<number | undefined> {
+  if (!['127.0.0.1', 'localhost', '::1'].includes(connection.host) && !connection.host.startsWith('/')) return undefined
+  const client = new pg.Client(connection)
+  try {
+    await client.connect()
+    const result = await client.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`)
+    const dir = result.rows[0]?.dir
+    return dir ? await readPostmasterPid(dir) : undefined
+  } catch {
+    return undefined
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** Starts the embedded cluster (or connects to PG_HOST) and creates the benchmark database. */
+export async function startBenchPostgres(log: (line: string) => void): Promise<BenchPostgres> {
+  const env = process.env
+  if (env.PG_HOST) {
+    const connection: PgConnection = {
+      host: env.PG_HOST,
+      port: Number(env.PG_PORT ?? 5432),
+      user: env.PG_USER ?? 'postgres',
+      password: env.PG_PASSWORD ?? 'postgres',
+      database: env.PG_DATABASE ?? env.PG_DB ?? 'postgres',
+    }
+    const { version, settings } = await readSettings(connection)
+    return {
+      connection,
+      version,
+      origin: `PG_HOST=${connection.host}:${connection.port}/${connection.database}`,
+      postmasterPid: await localPostmasterPid(connection),
+      settings,
+      checkpoint: () => runCheckpoint(connection),
+      stop: () => Promise.resolve(),
+    }
+  }
+
+  // /tmp rather than the OS temp dir under /root: as root the server runs as the postgres user.
+  const dataDir = await mkdtemp('/tmp/queenctl-bench-pg-')
+  log(`starting embedded PostgreSQL in ${dataDir}`)
+  const server = await startEmbeddedPostgres({ dataDir, port: 0, lock: false, settings: durableSettings() })
+  try {
+    const admin = new pg.Client(server.connection)
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`)
+    await admin.end()
+    const connection: PgConnection = { ...server.connection, database: BENCH_DATABASE }
+    const { version, settings } = await readSettings(connection)
+    return {
+      connection,
+      version,
+      origin: `embedded (${dataDir}, runs as ${server.runAs})`,
+      postmasterPid: await readPostmasterPid(server.clusterDir),
+      settings,
+      checkpoint: () => runCheckpoint(connection),
+      stop: async () => {
+        await server.stop()
+        await rm(dataDir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    await server.stop()
+    await rm(dataDir, { recursive: true, force: true })
+    throw error
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Status (http-api.md 9, routes 36 and 40): GET /api/v1/status (the dashboard's overview) and
+ * GET /api/v1/status/analytics. Time series come from the per-minute metrics every replica writes;
+ * counters from the stats snapshot, with its age; requests and batching from this replica's counters.
+ * The per-queue status routes are in status-queues.ts.
+ */
+import type { FastifyInstance } from 'fastify'
+import type pg from 'pg'
+import { runQuery } from '../../db/pool.js'
+import { bucketTimestamp, namedIntervalFor } from '../../observe/time-buckets.js'
+import { tenantOf } from '../tenant.js'
+import { queryValue, type Query } from '../validation/query.js'
+import { checkQueueName, checkText } from '../validation/rules.js'
+import {
+  bucketMinutes,
+  HOUR_MS,
+  parseInterval,
+  parseTimeRange,
+  timeRangeBody,
+  type TimeRange,
+} from '../validation/time-range.js'
+
+interface ThroughputRow {
+  bucket: Date
+  push: number
+  pop: number
+  ack: number
+  failed: number
+  dlq: number
+  avg_lag_ms: number
+  max_lag_ms: number
+}
+
+interface TotalsRow {
+  total: number
+  pending: number
+  processing: number
+  completed: number
+  failed: number
+  dead_letter: number
+  refreshed_at: Date | null
+}
+
+interface QueueRow {
+  id: string
+  name: string
+  namespace: string
+  task: string
+  partitions: number
+  total_consumed: number
+}
+
+interface LeasesRow {
+  active: number
+  partitions_with_leases: number
+  total_batch_size: number
+  total_acked: number
+}
+
+interface WorkerRow {
+  server_id: string
+  hostname: string
+  pid: number
+  last_seen: Date
+  push: number
+  pop: number
+  ack: number
+}
+
+/** The queue/namespace/task filters shared by the status statements, as `$n` values. */
+export type StatusFilters = [queue: string | null, namespace: string | null, task: string | null]
+
+/** Reads the optional `queue`, `namespace` and `task` filters. */
+export function statusFilters(query: Query): StatusFilters {
+  const queue = queryValue(query, 'queue')
+  const namespace = queryValue(query, 'namespace')
+  const task = queryValue(query, 'task')
+  return [
+    queue === undefined ? null : checkQueueName(queue, 'queue'),
+    namespace === undefined ? null : checkText(namespace, 'namespace', 255),
+    task === undefined ? null : checkText(task, 'task', 255),
+  ]
+}
+
+const twoDecimals = (value: number) => Math.round(value * 100) / 100
+const ratio = (numerator: number, denominator: number) => (denominator > 0 ? twoDecimals(numerator / denominator) : 0)
+
+/** The throughput series: one point per bucket of the range, zeros where nothing happened. */
+async function throughput(
+  pool: pg.Pool,
+  tenant: string,
+  range: TimeRange,
+  minutes: number,
+  filters: StatusFilters,
+): Promise<ThroughputRow[]> {
+  return runQuery<ThroughputRow>(pool, 'statusThroughput', [tenant, range.from, range.to, minutes, ...filters])
+}
+
+export function registerStatusRoutes(app: FastifyInstance): void {
+  app.get('/api/v1/status', async (request) => {
+    const query = request.query as Query
+    const broker = app.broker
+    const tenant = tenantOf(request)
+    const range = parseTimeRange(query, HOUR_MS)
+    const minutes = bucketMinutes(range, parseInterval(query))
+    const filters = statusFilters(query)
+    // One statement after the other: a dashboard poll should hold one pooled connection, not seven.
+    const points = await throughput(broker.pool, tenant, range, minutes, filters)
+    const [totals] = await runQuery<TotalsRow>(broker.pool, 'statusTotals', [tenant, ...filters])
+    const queues = await runQuery<QueueRow>(broker.pool, 'statusQueues', [tenant, ...filters])
+    const [leases] = await runQuery<LeasesRow>(broker.pool, 'statusLeases', [tenant, ...filters])
+    const [dlq] = await runQuery<{ total_messages: number; affected_partitions: number }>(broker.pool, 'statusDlq', [
+      tenant,
+      ...filters,
+    ])
+    const topErrors = await runQuery<{ error: string; count: number }>(broker.pool, 'statusDlqErrors', [
+      tenant,
+      ...filters,
+    ])
+    const workers = await runQuery<WorkerRow>(broker.pool, 'statusWorkers', [tenant, range.from, range.to])
+
+    const bucketSeconds = minutes * 60
+    const rangeSeconds = Math.max(1, (range.to.getTime() - range.from.getTime()) / 1000)
+    const totalsOf = broker.observability.collector.totals
+    const pushBatching = broker.push.batching
+    const ackBatching = broker.ack.batching
+    const refreshedAt = totals?.refreshed_at ?? null
+    return {
+      timeRange: timeRangeBody(range),
+      bucketMinutes: minutes,
+      pointCount: points.length,
+      throughput: points.map((point) => ({
+        timestamp: bucketTimestamp(point.bucket),
+        ingested: point.push,
+        processed: point.ack,
+        popMessages: point.pop,
+        ingestedPerSecond: ratio(point.push, bucketSeconds),
+        processedPerSecond: ratio(point.ack, bucketSeconds),
+        popPerSecond: ratio(point.pop, bucketSeconds),
+        avgLagMs: Math.round(point.avg_lag_ms),
+        maxLagMs: point.max_lag_ms,
+      })),
+      queues: queues.map((row) => ({
+        id: row.id,
+        name: row.name,
+        namespace: row.namespace,
+        task: row.task,
+        partitions: row.partitions,
+        totalConsumed: row.total_consumed,
+      })),
+      messages: {
+        total: totals?.total ?? 0,
+        pending: totals?.pending ?? 0,
+        processing: totals?.processing ?? 0,
+        completed: totals?.completed ?? 0,
+        failed: totals?.failed ?? 0,
+        deadLetter: totals?.dead_letter ?? 0,
+        // This replica's requests since it started, and how many requests one database round trip served
+        // (for pop: messages per pop request).
+        requests: { push: totalsOf.pushRequests, pop: totalsOf.popRequests, ack: totalsOf.ackRequests },
+        batchEfficiency: {
+          push: ratio(pushBatching.requests, pushBatching.batches),
+          pop: ratio(totalsOf.delivered, totalsOf.popRequests),
+          ack: ratio(ackBatching.requests, ackBatching.batches),
+        },
+      },
+      leases: {
+        active: leases?.active ?? 0,
+        partitionsWithLeases: leases?.partitions_with_leases ?? 0,
+        totalBatchSize: leases?.total_batch_size ?? 0,
+        totalAcked: leases?.total_acked ?? 0,
+      },
+      deadLetterQueue: {
+        totalMessages: dlq?.total_messages ?? 0,
+        affectedPartitions: dlq?.affected_partitions ?? 0,
+        topErrors: topErrors.map((row) => ({ error: row.error, count: row.count })),
+      },
+      workers: workers.map((row) => ({
+        serverId: row.server_id,
+        hostname: row.hostname,
+        pid: row.pid,
+        lastSeen: row.last_seen.toISOString(),
+        pushPerSecond: ratio(row.push, rangeSeconds),
+        popPerSecond: ratio(row.pop, rangeSeconds),
+        ackPerSecond: ratio(row.ack, rangeSeconds),
+      })),
+      errors: {
+        // Database errors are not counted per minute yet (no engine reports them as events).
+        dbErrors: 0,
+        ackFailed: points.reduce((sum, point) => sum + point.failed, 0),
+        dlqMessages: points.reduce((sum, point) => sum + point.dlq, 0),
+      },
+      statsAge: refreshedAt ? Math.max(0, Math.floor((Date.now() - refreshedAt.getTime()) / 1000)) : null,
+    }
+  })
+
+  app.get('/api/v1/status/analytics', async (request) => {
+    const query = request.query as Query
+    const range = parseTimeRange(query, 24 * HOUR_MS)
+    const interval = parseInterval(query) ?? namedIntervalFor(range.to.getTime() - range.from.getTime())
+    const minutes = bucketMinutes(range, interval)
+    const points = await throughput(app.broker.pool, tenantOf(request), range, minutes, statusFilters(query))
+    return {
+      dataPoints: points.map((point) => ({ timestamp: bucketTimestamp(point.bucket), messages: point.push })),
+      interval,
+      ...timeRangeBody(range),
+    }
+  })
+}

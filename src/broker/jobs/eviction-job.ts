@@ -1,0 +1,53 @@
+/**
+ * The eviction cycle (semantics.md 10, EVICTION_INTERVAL): messages older than their queue's
+ * maxWaitTimeSeconds that some known group (or no group at all) has not settled are deleted, after being
+ * dead-lettered for each such group when the queue has deadLetterQueue: true; messages inside a live lease
+ * wait for the lease to end. One advisory try-lock ("QUEN", "EVCT") per batch transaction elects the
+ * replica that runs a cycle; batches of EVICTION_BATCH_SIZE loop until nothing is left or half the
+ * interval has passed.
+ */
+import { runQuery } from '../db/pool.js'
+import { BackgroundLoop } from './background-loop.js'
+import {
+  checkSetting,
+  deleteBatchResult,
+  EVICTION_LOCK_KEY,
+  runMaintenanceCycle,
+  type DeleteRow,
+  type MaintenanceJobOptions,
+  type MaintenanceStep,
+} from './maintenance-cycle.js'
+
+const JOB = 'eviction'
+
+/** Creates the eviction loop. */
+export function evictionJob(options: MaintenanceJobOptions): BackgroundLoop {
+  const { config } = options
+  const batchSize = checkSetting(JOB, 'evictionBatchSize', config.evictionBatchSize, 1)
+  const intervalMs = config.evictionIntervalMs
+  const log = options.log.child({ component: `jobs.${JOB}` })
+  const steps: MaintenanceStep[] = [
+    {
+      name: 'eviction',
+      batch: async (client, from) =>
+        deleteBatchResult('eviction', await runQuery<DeleteRow>(client, 'evictionRun', [batchSize, from])),
+    },
+  ]
+  return new BackgroundLoop(
+    JOB,
+    intervalMs,
+    async () => {
+      await runMaintenanceCycle({
+        job: JOB,
+        pool: options.pool,
+        lockKey: EVICTION_LOCK_KEY,
+        steps,
+        budgetMs: intervalMs / 2,
+        log,
+        onDeleted: options.onDeleted,
+        onRun: options.onRun,
+      })
+    },
+    options.log,
+  )
+}

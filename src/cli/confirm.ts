@@ -1,0 +1,38 @@
+/**
+ * The `--yes` rule of destructive verbs (cli.md section 6): with `--yes` go ahead; on a terminal ask on
+ * stderr; without a terminal refuse with exit 1 and a message naming `--yes`.
+ */
+import { createInterface } from 'node:readline/promises'
+import { EXIT, UserError } from './errors.js'
+
+/** What to ask and how to name the refusal. */
+export interface ConfirmOptions {
+  /** `--yes` was given. */
+  yes: boolean
+  /** The question, e.g. `Turn push maintenance on?`. */
+  question: string
+  /** The action in the refusal message, e.g. `turn push maintenance on`. */
+  action: string
+  /** The command line to suggest, e.g. `queenctl maintenance on --yes`. */
+  retry: string
+}
+
+/** Resolves when the user confirmed (or `--yes` was given); throws a UserError (exit 1) otherwise. */
+export async function confirmAction(options: ConfirmOptions): Promise<void> {
+  if (options.yes) return
+  if (process.stdin.isTTY !== true) {
+    throw new UserError(`refusing to ${options.action} without --yes (stdin is not a terminal)`, {
+      exitCode: EXIT.user,
+      code: 'confirmation_required',
+      hint: `run ${options.retry}`,
+    })
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    const answer = (await prompt.question(`${options.question} [y/N] `)).trim().toLowerCase()
+    if (answer === 'y' || answer === 'yes') return
+  } finally {
+    prompt.close()
+  }
+  throw new UserError(`not confirmed: did not ${options.action}`, { exitCode: EXIT.user, code: 'not_confirmed' })
+}

@@ -1,0 +1,40 @@
+/**
+ * `queenctl spool status` (cli.md section 8): the answering broker's spool from
+ * `GET /api/v1/status/buffers` (http-api.md section 9).
+ */
+import { formatBytes } from './format.js'
+import type { HttpClient } from './http-client.js'
+
+/** The broker's answer, passed through as the command's result. */
+export interface SpoolStatus {
+  /** Records awaiting replay. */
+  pending: number
+  /** Records in the quarantine. */
+  failed: number
+  dbHealthy: boolean
+  /** The answering broker's server id. */
+  worker: string
+  /** Bytes awaiting replay. */
+  bytes: number
+  /** Segments on disk, the active one included. */
+  segments: number
+  state: 'ok' | 'replaying' | 'full' | 'unwritable' | 'fallback'
+}
+
+/** Reads the spool status of the broker. */
+export function fetchSpoolStatus(client: HttpClient): Promise<SpoolStatus> {
+  return client.get<SpoolStatus>('/api/v1/status/buffers')
+}
+
+/** The key/value view in table mode. */
+export function spoolStatusDisplay(status: SpoolStatus): Record<string, string | number> {
+  return {
+    server: status.worker,
+    state: status.state,
+    pending: status.pending,
+    bytes: formatBytes(status.bytes),
+    segments: status.segments,
+    quarantined: status.failed,
+    database: status.dbHealthy ? 'reachable' : 'unreachable',
+  }
+}
