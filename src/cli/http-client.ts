@@ -37,6 +37,11 @@ export interface RequestOptions {
   retry?: boolean
   /** Overrides the client's timeout (long polls add their wait). */
   timeoutMs?: number
+  /**
+   * Send the tenancy header (default true). Operator-only routes (`/api/v1/system/*`, `/internal/*`,
+   * `/metrics`) refuse a request carrying it with 403, so their callers pass false.
+   */
+  tenant?: boolean
 }
 
 /** A failed request, with the HTTP status when the broker answered. */
@@ -230,7 +235,7 @@ export class HttpClient {
       'user-agent': `queenctl/${BROKER_VERSION}`,
     }
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`
-    if (this.options.tenant)
+    if (this.options.tenant && options.tenant !== false)
       headers[(this.options.tenancyHeader ?? 'X-Queen-Tenant').toLowerCase()] = this.options.tenant
     const init: RequestInit = { method, headers }
     if (options.body !== undefined) {

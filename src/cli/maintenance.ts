@@ -70,10 +70,12 @@ interface PopAnswer {
 
 const PUSH_PATH = '/api/v1/system/maintenance'
 const POP_PATH = '/api/v1/system/maintenance/pop'
+/** The maintenance routes are operator-only: a tenancy header would be refused with 403. */
+const OPERATOR = { tenant: false } as const
 
 /** Both flags and the spool figures of the answering broker. */
 export async function fetchMaintenance(client: HttpClient): Promise<MaintenanceState> {
-  const answer = await client.get<MaintenanceAnswer>(PUSH_PATH)
+  const answer = await client.get<MaintenanceAnswer>(PUSH_PATH, OPERATOR)
   return {
     push: answer.maintenanceMode === true,
     pop: answer.popMaintenanceMode === true,
@@ -86,7 +88,7 @@ export async function fetchMaintenance(client: HttpClient): Promise<MaintenanceS
 
 /** The pop flag alone (`status --pop`). */
 export async function fetchPopMaintenance(client: HttpClient): Promise<MaintenanceState> {
-  const answer = await client.get<PopAnswer>(POP_PATH)
+  const answer = await client.get<PopAnswer>(POP_PATH, OPERATOR)
   return { pop: answer.popMaintenanceMode === true }
 }
 
@@ -111,7 +113,7 @@ export async function setMaintenance(
   const base = { mode: kind, enabled, changed, via: 'http' as const }
   if (options.dryRun) return { ...before, ...base, dryRun: true, message: plannedMessage(kind, enabled, changed) }
   if (kind === 'push') {
-    const answer = await client.post<PushSetAnswer>(PUSH_PATH, { enabled })
+    const answer = await client.post<PushSetAnswer>(PUSH_PATH, { enabled }, OPERATOR)
     const after = await fetchMaintenance(client)
     return {
       ...after,
@@ -123,7 +125,7 @@ export async function setMaintenance(
       message: answer.message,
     }
   }
-  const answer = await client.post<PopAnswer>(POP_PATH, { enabled })
+  const answer = await client.post<PopAnswer>(POP_PATH, { enabled }, OPERATOR)
   const after = await fetchMaintenance(client)
   return { ...after, pop: answer.popMaintenanceMode === true, ...base, dryRun: false, message: answer.message }
 }

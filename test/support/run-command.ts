@@ -71,14 +71,16 @@ export async function runCommand(
   process.stdout.isTTY = false
   process.stdin.isTTY = false
   process.exitCode = undefined
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  const text = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
+  // Extra arguments (encoding, callback) are ignored: the commands write strings.
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    stdout += text(chunk)
     return true
-  }) as typeof process.stdout.write
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  }
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    stderr += text(chunk)
     return true
-  }) as typeof process.stderr.write
+  }
   command.id = id
   let code = 0
   try {

@@ -7,7 +7,9 @@
  * An unfinished last record of the `.open` segment is a torn tail (never acknowledged), not damage.
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import path from 'node:path'
+import { pidIsAlive } from '../db/system-users.js'
 import { isQuarantineEntry, type QuarantineEntry } from './quarantine.js'
 import { scanSegment, SEGMENT_MAGIC, type SpoolRecord } from './record-format.js'
 import { readProgress } from './spool.js'
@@ -108,6 +110,8 @@ export interface SpoolOwner {
   pid: number | null
   serverId: string | null
   host: string | null
+  /** Whether that process still runs; null when the lock names another host (or no pid). */
+  running: boolean | null
 }
 
 /** Everything `inspectSpool` found. */
@@ -157,13 +161,16 @@ async function readOwner(dir: string): Promise<SpoolOwner | null> {
   if (text === undefined) return null
   try {
     const owner = JSON.parse(text) as { pid?: unknown; serverId?: unknown; host?: unknown }
+    const pid = typeof owner.pid === 'number' ? owner.pid : null
+    const host = typeof owner.host === 'string' ? owner.host : null
     return {
-      pid: typeof owner.pid === 'number' ? owner.pid : null,
+      pid,
       serverId: typeof owner.serverId === 'string' ? owner.serverId : null,
-      host: typeof owner.host === 'string' ? owner.host : null,
+      host,
+      running: pid !== null && host === hostname() ? pidIsAlive(pid) : null,
     }
   } catch {
-    return { pid: null, serverId: null, host: null }
+    return { pid: null, serverId: null, host: null, running: null }
   }
 }
 

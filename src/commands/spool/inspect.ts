@@ -86,7 +86,10 @@ export default class SpoolInspect extends OutputCommand {
     const { owner, totals } = inspection
     if (owner) {
       const where = [owner.pid === null ? undefined : `pid ${owner.pid}`, owner.host ? `on ${owner.host}` : undefined]
-      out.note(`spool ${dir}: locked by ${owner.serverId ?? 'an unknown broker'} (${where.filter(Boolean).join(' ')})`)
+      const stale = owner.running === false ? ', not running: a stale lock the next broker takes over' : ''
+      out.note(
+        `spool ${dir}: locked by ${owner.serverId ?? 'an unknown broker'} (${where.filter(Boolean).join(' ')}${stale})`,
+      )
     }
     for (const problem of inspection.problems.filter((candidate) => candidate.kind === 'torn')) {
       out.note(`${problem.segment}: ${problem.reason}`)
