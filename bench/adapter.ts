@@ -10,7 +10,8 @@ export type AdapterName = (typeof ADAPTER_NAMES)[number]
 
 /** Scenario ids, as given to `--scenarios`. */
 export const SCENARIO_IDS = ['push-1', 'push-100', 'drain', 'fanout', 'e2e', 'partitions'] as const
-export type ScenarioId = (typeof SCENARIO_IDS)[number]
+/** A scenario of `--scenarios`, or the soak that `--soak` adds. */
+export type ScenarioId = (typeof SCENARIO_IDS)[number] | 'soak'
 
 /** What an adapter is in the report: the system under test, the no-broker ceiling, or a peer. */
 export type AdapterRole = 'subject' | 'ceiling' | 'peer'

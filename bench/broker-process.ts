@@ -26,6 +26,8 @@ export interface BrokerProcess {
   url: string
   /** The last lines the broker wrote (warn level and above). */
   logTail(): string[]
+  /** False once the process has exited. */
+  alive(): boolean
   stop(): Promise<void>
 }
 
@@ -164,6 +166,7 @@ export async function startBrokerProcess(pg: BenchPostgres, extraEnv: Record<str
     throw error
   }
   if (child.pid === undefined) throw new Error('the broker process has no pid')
-  const broker: BrokerProcess = { pid: child.pid, url, logTail: () => [...tail], stop }
+  const alive = () => child.exitCode === null && child.signalCode === null
+  const broker: BrokerProcess = { pid: child.pid, url, logTail: () => [...tail], alive, stop }
   return broker
 }

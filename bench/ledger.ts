@@ -43,8 +43,13 @@ export interface LedgerCheck {
   lost: number
   /** Deliveries beyond the first of one message to one group. */
   duplicates: number
-  /** Deliveries of messages that were never accepted (another run's, or garbage). */
+  /** Deliveries of messages that were never sent (another run's, or garbage). */
   unexpected: number
+  /**
+   * Messages whose push failed (an error or a timeout, so the outcome was unknown) that were stored anyway:
+   * reported, not a failure, since the producer never had an answer to rely on.
+   */
+  storedAfterRefusal: number
   /** A few lost ids, `producer.seq`, for the report. */
   lostSample: string[]
 }
@@ -120,6 +125,7 @@ export class Ledger {
   check(): LedgerCheck {
     let lost = 0
     let unexpected = this.unexpectedCount
+    let storedAfterRefusal = 0
     const lostSample: string[] = []
     for (const group of this.groups) {
       const tracks = this.received.get(group) ?? []
@@ -134,7 +140,9 @@ export class Ledger {
           if (status === ACCEPTED && count === 0) {
             lost++
             if (lostSample.length < 5) lostSample.push(`${group}:${producer}.${seq}`)
-          } else if (status !== ACCEPTED && count > 0) {
+          } else if (status === REFUSED && count > 0) {
+            storedAfterRefusal++
+          } else if (status === NOT_SENT && count > 0) {
             unexpected++
           }
         }
@@ -147,6 +155,7 @@ export class Ledger {
       lost,
       duplicates: this.duplicateCount,
       unexpected,
+      storedAfterRefusal,
       lostSample,
     }
   }

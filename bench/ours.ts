@@ -16,7 +16,6 @@ import {
 } from './adapter.js'
 import type { BrokerProcess } from './broker-process.js'
 import { HttpClient } from './load.js'
-import { sleep } from './measure.js'
 
 interface PoppedMessage {
   transactionId?: string
@@ -86,7 +85,12 @@ class OursConsumer implements BenchConsumer {
         signal,
       })
       const messages = messagesOf(answer.body)
-      if (messages.length === 0 && answer.status >= 300 && answer.status !== 204) await sleep(10, signal)
+      if (messages.length === 0) {
+        const error = (answer.body as { error?: unknown } | undefined)?.error
+        if ((answer.status >= 300 && answer.status !== 204) || (error && error !== 'no_available_partition')) {
+          throw new Error(`pop: HTTP ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`)
+        }
+      }
       return messages.map(toDelivery)
     } catch (error) {
       if (signal?.aborted) return []
@@ -105,7 +109,9 @@ class OursConsumer implements BenchConsumer {
       })),
       consumerGroup: this.options.group ?? null,
     })
-    if (!Array.isArray(answer.body)) return items.length
+    if (!Array.isArray(answer.body)) {
+      throw new Error(`ack: HTTP ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`)
+    }
     return (answer.body as { success?: boolean }[]).filter((result) => result.success !== true).length
   }
 
@@ -132,7 +138,9 @@ class OursQueue implements BenchQueue {
         transactionId: message.id,
       })),
     })
-    if (!Array.isArray(answer.body)) return messages.map(() => false)
+    if (!Array.isArray(answer.body)) {
+      throw new Error(`push: HTTP ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`)
+    }
     const results = answer.body as { status?: string }[]
     // "buffered" means spooled and fsynced: stored, delivered after replay; the ledger checks that it is.
     return messages.map((_, index) => {

@@ -179,7 +179,14 @@ class RabbitQueue implements BenchQueue {
   }
 
   async readBack(onMessage: (producer: number, seq: number) => void, done: () => boolean, deadline: number) {
-    const reader = this.consumer({ group: undefined, index: 0, count: 1, batch: 1000, partitionsPerPop: 1, waitMs: 500 })
+    const reader = this.consumer({
+      group: undefined,
+      index: 0,
+      count: 1,
+      batch: 1000,
+      partitionsPerPop: 1,
+      waitMs: 500,
+    })
     while (!done() && performance.now() < deadline) {
       const deliveries = await reader.next()
       for (const delivery of deliveries) onMessage(delivery.producer, delivery.seq)
@@ -203,7 +210,11 @@ export class RabbitAdapter implements Adapter {
   private readonly publisher: AmqpChannel
   private readonly server: { child: ChildProcess; dir: string } | undefined
 
-  private constructor(connection: AmqpConnection, publisher: AmqpChannel, server?: { child: ChildProcess; dir: string }) {
+  private constructor(
+    connection: AmqpConnection,
+    publisher: AmqpChannel,
+    server?: { child: ChildProcess; dir: string },
+  ) {
     this.connection = connection
     this.publisher = publisher
     this.server = server

@@ -53,6 +53,8 @@ export interface ScenarioResult {
   lost: number
   duplicates: number
   unexpected: number
+  /** Pushes that failed or timed out but whose messages were stored anyway (not a failure). */
+  storedAfterRefusal: number
   errors: number
   errorSample: string[]
   lostSample: string[]
@@ -119,6 +121,9 @@ async function pushRequest(
     if (ok) count++
     state.ledger.send(message.producer, message.seq, ok)
   })
+  if (accepted.length > 0 && count < messages.length) {
+    state.error('push', `${messages.length - count} of ${messages.length} items not accepted`)
+  }
   if (started >= state.windowStart && finished <= state.windowEnd) state.requests.add(finished - started)
   if (finished >= state.windowStart && finished <= state.windowEnd) state.windowAccepted += count
 }
@@ -255,7 +260,7 @@ export async function runScenario(
       const consumers = consume(queue, spec, state, false)
       const snapshots = snapshotWindow(state, watched)
       const seqs = new Array<number>(spec.producers).fill(0)
-      await openLoop(spec.ratePerSecond, settings.warmupMs + settings.windowMs, (n) => {
+      await openLoop(spec.ratePerSecond / spec.pushBatch, settings.warmupMs + settings.windowMs, (n) => {
         const producer = n % spec.producers
         const request = seqs[producer] ?? 0
         seqs[producer] = request + 1
@@ -294,7 +299,7 @@ export async function runScenario(
     role: adapter.role,
     label: adapter.label,
     run,
-    rate: seconds > 0 ? ((deliveries ? messages * spec.groups : messages) / seconds) : undefined,
+    rate: seconds > 0 ? (deliveries ? messages * spec.groups : messages) / seconds : undefined,
     rateUnit: deliveries ? 'deliveries/s' : 'msg/s',
     seconds,
     messages,
@@ -314,6 +319,7 @@ export async function runScenario(
     lost: check.lost,
     duplicates: check.duplicates,
     unexpected: check.unexpected,
+    storedAfterRefusal: check.storedAfterRefusal,
     errors: state.errors,
     errorSample: state.errorSample,
     lostSample: check.lostSample,

@@ -32,7 +32,7 @@ export interface ScenarioSpec {
   partitionsPerPop: number
   /** Long-poll budget per pop, ms. */
   popWaitMs: number
-  /** Open-loop rate, msg/s (flow only). */
+  /** Open-loop rate in messages/s (requests/s = rate / pushBatch); flow only. */
   ratePerSecond?: number
   /** Messages stored before draining (drain), or sent in total (closed-loop flow). */
   messages?: number
@@ -136,6 +136,25 @@ export function scenarioSpecs(quick: boolean): ScenarioSpec[] {
       quickNote: quick ? '1 000 partitions (10 000 messages) instead of 10 000 (100 000)' : undefined,
     },
   ]
+}
+
+/** The soak (`--soak`): our broker at a steady 2 000 msg/s, push 10, 4 long-poll consumers. */
+export function soakSpec(): ScenarioSpec {
+  return {
+    id: 'soak',
+    title: 'soak: 2 000 msg/s (push 10), 4 long-poll consumers, broker RSS sampled every 10 s',
+    kind: 'flow',
+    producers: 16,
+    pushBatch: 10,
+    partitions: 16,
+    spreadPartitions: false,
+    groups: 0,
+    consumersPerGroup: 4,
+    popBatch: 100,
+    partitionsPerPop: 1,
+    popWaitMs: 1000,
+    ratePerSecond: 2000,
+  }
 }
 
 /** The partition of message `index` (0..pushBatch-1) in request `request` of producer `producer`. */

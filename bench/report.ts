@@ -1,0 +1,174 @@
+/**
+ * The report of one `npm run bench` (perf.md 4.4): the environment (date, cores, RAM, Node, PostgreSQL
+ * version and settings, git SHA), one row per scenario and system with median (min-max), the ratios
+ * ours/ceiling and ours/peer, and the targets as pass/fail. Written as report.md and results.json under
+ * bench/results/<timestamp>/ (ignored by git), and printed.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { AdapterName, SkippedAdapter } from './adapter.js'
+import { REPO_ROOT } from './broker-process.js'
+import type { ScenarioResult } from './scenario-run.js'
+import type { ScenarioSpec } from './scenarios.js'
+import { ratio, type Aggregate, type Stat, type TargetCheck } from './targets.js'
+
+/** Where and how the run happened. */
+export interface Environment {
+  date: string
+  cores: number
+  cpuModel: string
+  ramGiB: number
+  kernel: string
+  node: string
+  gitSha: string
+  postgres: { version: string; origin: string; settings: Record<string, string> }
+  mode: string
+  runs: number
+  warmupSeconds: number
+  windowSeconds: number
+  adapters: { name: AdapterName; label: string }[]
+  skipped: SkippedAdapter[]
+  notes: string[]
+}
+
+/** Everything results.json holds. */
+export interface BenchReport {
+  environment: Environment
+  scenarios: ScenarioSpec[]
+  results: ScenarioResult[]
+  aggregates: Aggregate[]
+  targets: TargetCheck[]
+  soak?: { samples: { minute: number; rssMb: number }[]; result?: ScenarioResult }
+  finalBrokerRssMb?: number
+}
+
+export function gitSha(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' })
+    return dirty.trim() ? `${sha} (src/ has uncommitted changes)` : sha
+  } catch {
+    return 'unknown'
+  }
+}
+
+export function machineFacts(): Pick<Environment, 'cores' | 'cpuModel' | 'ramGiB' | 'kernel' | 'node'> {
+  return {
+    cores: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    ramGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+  }
+}
+
+function num(value: number | undefined, digits = 0): string {
+  return value === undefined ? 'n/a' : value.toLocaleString('en-US', { maximumFractionDigits: digits })
+}
+
+/** "median (min-max)" when there were several runs, else the value. */
+function show(s: Stat, digits = 0): string {
+  if (s.median === undefined) return 'n/a'
+  if (s.min === undefined || s.max === undefined || s.min === s.max) return num(s.median, digits)
+  return `${num(s.median, digits)} (${num(s.min, digits)}-${num(s.max, digits)})`
+}
+
+function pair(a: Stat, b: Stat, digits = 1): string {
+  if (a.median === undefined && b.median === undefined) return ''
+  return `${num(a.median, digits)} / ${num(b.median, digits)}`
+}
+
+function ratioCell(results: readonly ScenarioResult[], row: Aggregate, other: AdapterName): string {
+  if (row.adapter !== 'ours') return ''
+  const value = ratio(results, row.scenario, other)
+  return value === undefined ? '' : `${num(value, 2)}x`
+}
+
+/** The report as markdown. */
+export function renderMarkdown(report: BenchReport): string {
+  const env = report.environment
+  const lines: string[] = []
+  lines.push(`# queenctl benchmark, ${env.date}`, '')
+  lines.push(
+    `- mode: ${env.mode}; ${env.runs} run(s), ${env.warmupSeconds} s warm-up + ${env.windowSeconds} s window per windowed scenario`,
+    `- machine: ${env.cores} cores (${env.cpuModel}), ${env.ramGiB} GiB RAM, ${env.kernel}; Node ${env.node}`,
+    `- PostgreSQL ${env.postgres.version}, ${env.postgres.origin}`,
+    `- PostgreSQL settings: ${Object.entries(env.postgres.settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
+    `- git: ${env.gitSha}`,
+    `- systems: ${env.adapters.map((a) => `${a.name} = ${a.label}`).join('; ')}`,
+  )
+  for (const skipped of env.skipped) lines.push(`- skipped: ${skipped.name} (${skipped.reason})`)
+  for (const note of env.notes) lines.push(`- note: ${note}`)
+  lines.push('')
+  lines.push(
+    'Rates are messages/s in the window (deliveries/s summed over groups for fan-out; drain, fan-out and partitions',
+    'time a fixed number of messages until all are delivered). Request latency is the push round trip (the pop round',
+    'trip for drain). CPU is seconds per 100k messages: broker (child process), PostgreSQL (postmaster and its',
+    'backends) and the load generator (this process, which also hosts pg-boss and the ceiling). "other" is the',
+    'average number of cores used by unrelated processes during the measurement (noise on a shared machine).',
+    'Fan-out and partitions run their producers flat out, so their e2e latency includes queueing. Ratio columns are',
+    'ours/other on the rate (higher is better for ours); for e2e, where the rate is fixed, they are other/ours on the',
+    'e2e p50. "lost / dup" are counted by message id over every delivery (push scenarios read everything back).',
+    '',
+  )
+  const multi = env.runs > 1 ? ' (min-max)' : ''
+  lines.push(
+    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB | CPU s/100k broker / PG / load gen | other cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  )
+  for (const spec of report.scenarios) {
+    for (const row of report.aggregates.filter((a) => a.scenario === spec.id)) {
+      const cpu = [row.brokerCpuPer100k, row.pgCpuPer100k, row.benchCpuPer100k].map((s) => num(s.median, 2)).join(' / ')
+      lines.push(
+        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.otherCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
+      )
+    }
+  }
+  lines.push('', 'Scenarios:', '')
+  for (const spec of report.scenarios) {
+    lines.push(`- ${spec.id}: ${spec.title}${spec.quickNote ? ` (quick mode: ${spec.quickNote})` : ''}`)
+  }
+  const failures = report.results.filter(
+    (r) => r.errors > 0 || r.lost > 0 || r.duplicates > 0 || r.unexpected > 0 || r.refused > 0,
+  )
+  if (failures.length > 0) {
+    lines.push('', 'Errors and ledger findings:', '')
+    for (const r of failures) {
+      const detail = [...r.errorSample, ...r.lostSample.map((id) => `lost ${id}`)].join('; ')
+      lines.push(
+        `- ${r.scenario} / ${r.adapter} / run ${r.run}: ${r.errors} errors, ${r.refused} messages refused (${r.storedAfterRefusal} of them stored anyway), lost ${r.lost}, dup ${r.duplicates}, unexpected ${r.unexpected}${detail ? `: ${detail}` : ''}`,
+      )
+    }
+  }
+  if (report.soak) {
+    lines.push('', 'Soak (broker RSS by minute):', '')
+    lines.push(report.soak.samples.map((s) => `${num(s.minute, 1)} min: ${num(s.rssMb, 1)} MB`).join(', '))
+  }
+  lines.push('', '## Targets (perf.md section 5)', '', '| target | measured | required | result |', '|---|---|---|---|')
+  for (const check of report.targets) {
+    lines.push(`| ${check.target} | ${check.measured} | ${check.required} | ${check.pass ? 'pass' : '**FAIL**'} |`)
+  }
+  const speed = report.targets.filter((t) => !t.correctness)
+  const correctness = report.targets.filter((t) => t.correctness)
+  lines.push(
+    '',
+    `Speed targets met: ${speed.filter((t) => t.pass).length} of ${speed.length}. Correctness: ${
+      correctness.every((t) => t.pass) ? 'PASS (no lost or duplicated message)' : '**FAIL**'
+    }.`,
+  )
+  return `${lines.join('\n')}\n`
+}
+
+/** Writes report.md and results.json; returns the directory. */
+export async function writeReport(report: BenchReport, markdown: string): Promise<string> {
+  const stamp = report.environment.date.replace(/[:.]/g, '-')
+  const dir = path.join(REPO_ROOT, 'bench', 'results', stamp)
+  await mkdir(dir, { recursive: true })
+  await writeFile(path.join(dir, 'report.md'), markdown)
+  await writeFile(path.join(dir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`)
+  return dir
+}

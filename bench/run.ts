@@ -1,0 +1,264 @@
+/**
+ * `npm run bench`: one run on one machine (perf.md 4 and 5). Starts a private PostgreSQL (or uses PG_HOST),
+ * our broker as a child process, the raw-SQL ceiling and pg-boss on the same database, RabbitMQ when it is
+ * installed; runs every scenario on every system that can run it, interleaved; checks lost/duplicated
+ * messages in every run; writes bench/results/<timestamp>/{report.md,results.json} and prints the report.
+ *
+ *   npm run bench -- --quick                      smoke run, under 2 minutes
+ *   npm run bench -- --runs 3                     everything 3 times, medians (min-max)
+ *   npm run bench -- --scenarios push-100,drain --adapters ours,ceiling --window 30
+ *   npm run bench -- --soak --scenarios none      only the 10-minute RSS soak
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { ADAPTER_NAMES, SCENARIO_IDS, type Adapter, type AdapterName, type SkippedAdapter } from './adapter.js'
+import { ensureBuilt, REPO_ROOT, startBrokerProcess, type BrokerProcess } from './broker-process.js'
+import { CeilingAdapter } from './ceiling.js'
+import { treeRssBytes, waitForQuietMachine } from './measure.js'
+import { OursAdapter } from './ours.js'
+import { PgBossAdapter } from './pgboss.js'
+import { startBenchPostgres, type BenchPostgres } from './postgres.js'
+import { RabbitAdapter } from './rabbitmq.js'
+import { gitSha, machineFacts, renderMarkdown, writeReport, type BenchReport } from './report.js'
+import { runScenario, type RunSettings, type ScenarioResult } from './scenario-run.js'
+import { scenarioSpecs, soakSpec, type ScenarioSpec } from './scenarios.js'
+import { runSoak, type SoakOutcome } from './soak.js'
+import { aggregate, checkTargets } from './targets.js'
+
+const USAGE = `usage: npm run bench -- [options]
+  --quick              smoke run: 1 run, 1 s warm-up + 5 s windows, reduced sizes (< 2 minutes)
+  --runs N             run everything N times and report medians (min-max) (default 1)
+  --scenarios LIST     comma-separated: ${SCENARIO_IDS.join(', ')}, or none (default all)
+  --adapters LIST      comma-separated: ${ADAPTER_NAMES.join(', ')} (default all; rabbitmq only if installed)
+  --window SECONDS     measurement window of windowed scenarios (default 15, quick 5)
+  --warmup SECONDS     warm-up before each window (default 3, quick 1)
+  --soak               also run the broker RSS soak (ours only)
+  --soak-minutes N     soak length (default 10)
+  --no-build           do not rebuild dist/ even when it is older than src/
+  --strict             exit 1 when a speed target fails too (correctness failures always exit 1)`
+
+interface Options {
+  quick: boolean
+  runs: number
+  scenarios: ScenarioSpec[]
+  adapters: AdapterName[]
+  windowMs: number
+  warmupMs: number
+  soakMinutes?: number
+  build: boolean
+  strict: boolean
+}
+
+function list<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T[] {
+  if (value === undefined) return [...allowed]
+  if (value === 'none') return []
+  const items = value.split(',').map((item) => item.trim())
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) throw new Error(`unknown ${what} "${item}"\n${USAGE}`)
+  }
+  return items as T[]
+}
+
+function positive(value: string | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback
+  const parsed = Number(value)
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${what} must be a positive number\n${USAGE}`)
+  return parsed
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      scenarios: { type: 'string' },
+      adapters: { type: 'string' },
+      window: { type: 'string' },
+      warmup: { type: 'string' },
+      soak: { type: 'boolean', default: false },
+      'soak-minutes': { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`)
+    process.exit(0)
+  }
+  const quick = values.quick
+  const ids = list(values.scenarios, SCENARIO_IDS, 'scenario')
+  return {
+    quick,
+    runs: Math.floor(positive(values.runs, 1, '--runs')),
+    scenarios: scenarioSpecs(quick).filter((spec) => (ids as string[]).includes(spec.id)),
+    adapters: list(values.adapters, ADAPTER_NAMES, 'adapter'),
+    windowMs: positive(values.window, quick ? 5 : 15, '--window') * 1000,
+    warmupMs: positive(values.warmup, quick ? 1 : 3, '--warmup') * 1000,
+    soakMinutes: values.soak ? positive(values['soak-minutes'], 10, '--soak-minutes') : undefined,
+    build: !values['no-build'],
+    strict: values.strict,
+  }
+}
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
+
+function ourVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: string }
+  return pkg.version ?? '?'
+}
+
+function summary(result: ScenarioResult): string {
+  const f = (v: number | undefined, d = 1) => (v === undefined ? 'n/a' : v.toFixed(d))
+  return [
+    `${Math.round(result.rate ?? 0).toLocaleString('en-US')} ${result.rateUnit}`,
+    `req p50/p99 ${f(result.requestP50Ms)}/${f(result.requestP99Ms)} ms`,
+    result.e2eP50Ms === undefined ? '' : `e2e p50/p99 ${f(result.e2eP50Ms)}/${f(result.e2eP99Ms)} ms`,
+    result.brokerRssMb === undefined ? '' : `rss ${f(result.brokerRssMb)} MB`,
+    `lost ${result.lost} dup ${result.duplicates}${result.errors ? ` errors ${result.errors}` : ''}`,
+  ]
+    .filter(Boolean)
+    .join(', ')
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2))
+  const started = Date.now()
+  const cleanups: (() => Promise<void>)[] = []
+  const cleanup = async () => {
+    for (const stop of cleanups.splice(0).reverse())
+      await stop().catch((error: unknown) => log(`cleanup: ${String(error)}`))
+  }
+  const onSignal = () => {
+    log('interrupted: stopping everything this run started')
+    void cleanup().finally(() => process.exit(130))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  const skipped: SkippedAdapter[] = []
+  const notes: string[] = []
+  const results: ScenarioResult[] = []
+  let broker: BrokerProcess | undefined
+  let pg: BenchPostgres | undefined
+  let pgFacts: BenchReport['environment']['postgres'] = { version: 'not started', origin: '', settings: {} }
+  let soak: SoakOutcome | undefined
+  let finalRssMb: number | undefined
+  const adapters: Adapter[] = []
+  try {
+    const wantsOurs = options.adapters.includes('ours')
+    if (wantsOurs && options.build) await ensureBuilt(log)
+    pg = await startBenchPostgres(log)
+    cleanups.push(() => (pg ? pg.stop() : Promise.resolve()))
+    pgFacts = { version: pg.version, origin: pg.origin, settings: pg.settings }
+    log(`PostgreSQL ${pg.version}: ${pg.origin}`)
+    if (pg.postmasterPid === undefined) notes.push('PostgreSQL CPU not measured: its postmaster is not visible here')
+
+    if (wantsOurs) {
+      const started = await startBrokerProcess(pg)
+      broker = started
+      cleanups.push(() => started.stop())
+      adapters.push(new OursAdapter(started, `queenctl ${ourVersion()} (node bin/run.js serve, pid ${started.pid})`))
+      log(`broker pid ${started.pid} on ${started.url}`)
+    }
+    if (options.adapters.includes('ceiling')) adapters.push(await CeilingAdapter.start(pg.connection))
+    if (options.adapters.includes('pg-boss')) adapters.push(await PgBossAdapter.start(pg.connection))
+    if (options.adapters.includes('rabbitmq')) {
+      const rabbit = await RabbitAdapter.start(log)
+      if (rabbit instanceof RabbitAdapter) adapters.push(rabbit)
+      else skipped.push({ name: 'rabbitmq', reason: rabbit.skipped })
+    }
+    for (const adapter of adapters) cleanups.push(() => adapter.stop())
+    for (const s of skipped) log(`skipping ${s.name}: ${s.reason}`)
+
+    const settings: RunSettings = {
+      warmupMs: options.warmupMs,
+      windowMs: options.windowMs,
+      drainTimeoutMs: options.quick ? 20_000 : 60_000,
+      postmasterPid: pg.postmasterPid,
+    }
+    for (let run = 1; run <= options.runs; run++) {
+      for (const spec of options.scenarios) {
+        for (const adapter of adapters.filter((a) => a.supports(spec.id))) {
+          if (adapter.name === 'ours' && broker && !broker.alive()) {
+            notes.push(`${spec.id} on ours, run ${run}, skipped: the broker process has exited`)
+            continue
+          }
+          const watched = { brokerPid: adapter.brokerPid(), postmasterPid: pg.postmasterPid }
+          if (!options.quick) {
+            const other = await waitForQuietMachine(watched, { maxCores: 0.3, timeoutMs: 10_000 })
+            if (other !== undefined && other >= 0.3) log(`machine still busy (${other.toFixed(2)} cores of other load)`)
+          }
+          await pg.checkpoint()
+          log(`run ${run}/${options.runs}: ${spec.id} on ${adapter.name}`)
+          try {
+            const result = await runScenario(adapter, spec, run, settings)
+            results.push(result)
+            log(`  ${summary(result)}`)
+          } catch (error) {
+            log(`  failed: ${String(error)}`)
+            notes.push(`${spec.id} on ${adapter.name}, run ${run}, did not complete: ${String(error)}`)
+          }
+        }
+      }
+    }
+    if (options.soakMinutes !== undefined) {
+      const ours = adapters.find((a) => a.name === 'ours')
+      if (ours) {
+        soak = await runSoak(ours, options.soakMinutes, settings, log)
+        if (soak.result) results.push(soak.result)
+      } else {
+        notes.push('--soak needs the ours adapter')
+      }
+    }
+    for (const adapter of adapters) {
+      if (adapter instanceof PgBossAdapter) for (const error of adapter.emittedErrors()) notes.push(`pg-boss: ${error}`)
+    }
+    if (broker) finalRssMb = (treeRssBytes(broker.pid) ?? 0) / 1024 / 1024
+    if (broker) for (const line of broker.logTail()) notes.push(`broker log: ${line.slice(0, 300)}`)
+  } finally {
+    await cleanup()
+  }
+
+  const aggregates = aggregate(results)
+  const report: BenchReport = {
+    environment: {
+      date: new Date(started).toISOString(),
+      ...machineFacts(),
+      gitSha: gitSha(),
+      postgres: pgFacts,
+      mode: options.quick ? 'quick' : 'full',
+      runs: options.runs,
+      warmupSeconds: options.warmupMs / 1000,
+      windowSeconds: options.windowMs / 1000,
+      adapters: adapters.map((a) => ({ name: a.name, label: a.label })),
+      skipped,
+      notes,
+    },
+    scenarios: soak ? [...options.scenarios, soakSpec()] : options.scenarios,
+    results,
+    aggregates,
+    targets: checkTargets(results, aggregates, { finalRssMb, soak: soak?.check }),
+    soak: soak ? { samples: soak.samples, result: soak.result } : undefined,
+    finalBrokerRssMb: finalRssMb,
+  }
+  const markdown = renderMarkdown(report)
+  const dir = await writeReport(report, markdown)
+  process.stdout.write(markdown)
+  log(
+    `wrote ${path.relative(REPO_ROOT, dir)}/report.md and results.json in ${Math.round((Date.now() - started) / 1000)} s`,
+  )
+  const correctnessFailed = report.targets.some((t) => t.correctness && !t.pass) || results.length === 0
+  const speedFailed = report.targets.some((t) => !t.correctness && !t.pass)
+  return correctnessFailed || (options.strict && speedFailed) ? 1 : 0
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(error instanceof Error ? (error.stack ?? error.message) : String(error))
+    process.exit(1)
+  },
+)

@@ -1,0 +1,190 @@
+/**
+ * Aggregation over runs (median, min-max) and the committed targets of perf.md section 5, each checked
+ * and reported as pass/fail. Correctness (no lost, no duplicated message in any scenario) is a target
+ * like the others but also decides the exit code.
+ */
+import type { AdapterName, ScenarioId } from './adapter.js'
+import { median } from './measure.js'
+import type { ScenarioResult } from './scenario-run.js'
+
+/** Median and range of one figure over runs. */
+export interface Stat {
+  median?: number
+  min?: number
+  max?: number
+}
+
+/** All runs of one scenario on one adapter. */
+export interface Aggregate {
+  scenario: ScenarioId
+  adapter: AdapterName
+  label: string
+  runs: number
+  rateUnit: ScenarioResult['rateUnit']
+  rate: Stat
+  requestP50Ms: Stat
+  requestP99Ms: Stat
+  e2eP50Ms: Stat
+  e2eP99Ms: Stat
+  brokerRssMb: Stat
+  brokerCpuPer100k: Stat
+  pgCpuPer100k: Stat
+  benchCpuPer100k: Stat
+  otherCores: Stat
+  /** Summed over runs. */
+  lost: number
+  duplicates: number
+  unexpected: number
+  refused: number
+  errors: number
+}
+
+/** One checked target. */
+export interface TargetCheck {
+  target: string
+  measured: string
+  required: string
+  pass: boolean
+  /** Correctness targets fail the run (exit code 1); speed targets are reported. */
+  correctness: boolean
+}
+
+/** The reference broker's fan-out figure on this machine (perf.md 5): 4 groups x 2 consumers. */
+export const REFERENCE_FANOUT_DELIVERIES = 14_783
+const RSS_LIMIT_MB = 150
+
+function stat(values: (number | undefined)[]): Stat {
+  const defined = values.filter((v): v is number => v !== undefined && Number.isFinite(v))
+  if (defined.length === 0) return {}
+  return { median: median(defined), min: Math.min(...defined), max: Math.max(...defined) }
+}
+
+export function aggregate(results: readonly ScenarioResult[]): Aggregate[] {
+  const groups = new Map<string, ScenarioResult[]>()
+  for (const result of results) {
+    const key = `${result.scenario}\u0000${result.adapter}`
+    groups.set(key, [...(groups.get(key) ?? []), result])
+  }
+  return [...groups.values()].map((runs) => {
+    const first = runs[0] as ScenarioResult
+    const pick = (field: keyof ScenarioResult) => stat(runs.map((run) => run[field] as number | undefined))
+    const sum = (field: 'lost' | 'duplicates' | 'unexpected' | 'refused' | 'errors') =>
+      runs.reduce((total, run) => total + run[field], 0)
+    return {
+      scenario: first.scenario,
+      adapter: first.adapter,
+      label: first.label,
+      runs: runs.length,
+      rateUnit: first.rateUnit,
+      rate: pick('rate'),
+      requestP50Ms: pick('requestP50Ms'),
+      requestP99Ms: pick('requestP99Ms'),
+      e2eP50Ms: pick('e2eP50Ms'),
+      e2eP99Ms: pick('e2eP99Ms'),
+      brokerRssMb: pick('brokerRssMb'),
+      brokerCpuPer100k: pick('brokerCpuPer100k'),
+      pgCpuPer100k: pick('pgCpuPer100k'),
+      benchCpuPer100k: pick('benchCpuPer100k'),
+      otherCores: pick('otherCores'),
+      lost: sum('lost'),
+      duplicates: sum('duplicates'),
+      unexpected: sum('unexpected'),
+      refused: sum('refused'),
+      errors: sum('errors'),
+    }
+  })
+}
+
+/**
+ * ours / other for one scenario: the median over runs of the ratio within each run (targets compare with
+ * the ceiling "measured in the same run"). For the latency scenario the figure is other's e2e p50 / ours
+ * (higher is better for ours, like the throughput ratios); the rate there is fixed at 500 msg/s for both.
+ */
+export function ratio(
+  results: readonly ScenarioResult[],
+  scenario: ScenarioId,
+  other: AdapterName,
+): number | undefined {
+  const byRun = (adapter: AdapterName) =>
+    new Map(results.filter((r) => r.scenario === scenario && r.adapter === adapter).map((r) => [r.run, r]))
+  const ours = byRun('ours')
+  const theirs = byRun(other)
+  const ratios: number[] = []
+  for (const [run, mine] of ours) {
+    const them = theirs.get(run)
+    if (!them) continue
+    const value =
+      scenario === 'e2e'
+        ? them.e2eP50Ms !== undefined && mine.e2eP50Ms
+          ? them.e2eP50Ms / mine.e2eP50Ms
+          : undefined
+        : mine.rate !== undefined && them.rate
+          ? mine.rate / them.rate
+          : undefined
+    if (value !== undefined) ratios.push(value)
+  }
+  return median(ratios)
+}
+
+const fmt = (value: number | undefined, digits = 0) =>
+  value === undefined ? 'n/a' : value.toLocaleString('en-US', { maximumFractionDigits: digits })
+
+/** Checks every target that the scenarios which ran make checkable. */
+export function checkTargets(
+  results: readonly ScenarioResult[],
+  aggregates: readonly Aggregate[],
+  extra: { finalRssMb?: number; soak?: { flat: boolean; detail: string } },
+): TargetCheck[] {
+  const checks: TargetCheck[] = []
+  const find = (scenario: ScenarioId, adapter: AdapterName) =>
+    aggregates.find((a) => a.scenario === scenario && a.adapter === adapter)
+  const add = (target: string, measured: string, required: string, pass: boolean, correctness = false) =>
+    checks.push({ target, measured, required, pass, correctness })
+
+  const ceilingShare = (scenario: ScenarioId, target: string) => {
+    const share = ratio(results, scenario, 'ceiling')
+    if (share !== undefined) add(target, `${fmt(share * 100, 1)} % of the ceiling`, '>= 40 %', share >= 0.4)
+  }
+  ceilingShare('push-100', 'push 100/request vs the ceiling batched insert')
+  const push1 = find('push-1', 'ours')?.rate.median
+  if (push1 !== undefined) add('push 1/request, 32 clients', `${fmt(push1)} msg/s`, '>= 8,000 msg/s', push1 >= 8000)
+  ceilingShare('drain', 'drain (pop 100 + ack) vs the ceiling pop+ack')
+  const fanout = find('fanout', 'ours')?.rate.median
+  if (fanout !== undefined) {
+    const required = 1.5 * REFERENCE_FANOUT_DELIVERIES
+    add('fan-out to 4 groups', `${fmt(fanout)} deliveries/s`, `>= ${fmt(required)} (1.5x 14,783)`, fanout >= required)
+  }
+  const e2e = find('e2e', 'ours')
+  if (e2e) {
+    const p50 = e2e.e2eP50Ms.median
+    const p99 = e2e.e2eP99Ms.median
+    add('e2e latency at 500 msg/s, p50', `${fmt(p50, 1)} ms`, '<= 5 ms', p50 !== undefined && p50 <= 5)
+    add('e2e latency at 500 msg/s, p99', `${fmt(p99, 1)} ms`, '<= 25 ms', p99 !== undefined && p99 <= 25)
+  }
+  for (const scenario of new Set(results.map((r) => r.scenario))) {
+    const versus = ratio(results, scenario, 'pg-boss')
+    if (versus === undefined) continue
+    const what = scenario === 'e2e' ? 'e2e p50 (pg-boss/ours)' : 'rate (ours/pg-boss)'
+    add(`${scenario}: ours vs pg-boss, ${what}`, `${fmt(versus, 2)}x`, '>= 1.5x', versus >= 1.5)
+  }
+  if (extra.finalRssMb !== undefined) {
+    add(
+      'broker RSS after the full run',
+      `${fmt(extra.finalRssMb, 1)} MB`,
+      `<= ${RSS_LIMIT_MB} MB`,
+      extra.finalRssMb <= RSS_LIMIT_MB,
+    )
+  }
+  if (extra.soak) add('broker RSS flat over the soak', extra.soak.detail, 'end <= 1.1x start', extra.soak.flat)
+  for (const a of aggregates) {
+    const bad = a.lost + a.duplicates + a.unexpected
+    add(
+      `${a.scenario} on ${a.adapter}: no lost, no duplicated message`,
+      `lost ${a.lost}, dup ${a.duplicates}, unexpected ${a.unexpected}`,
+      '0 / 0 / 0',
+      bad === 0,
+      true,
+    )
+  }
+  return checks
+}
