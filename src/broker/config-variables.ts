@@ -208,7 +208,7 @@ export const VARIABLES = [
   // 2.6 Background jobs and convergence
   int('RETENTION_INTERVAL', 300000, 1, MAX_TIMER_MS, 'retention cycle, ms'),
   int('RETENTION_BATCH_SIZE', 1000, 1, MAX_COUNT, 'rows per retention delete'),
-  int('PARTITION_CLEANUP_DAYS', 30, 1, MAX_DAYS, 'delete empty partitions inactive this long, days'),
+  int('PARTITION_CLEANUP_DAYS', 30, 0, MAX_DAYS, 'delete empty partitions inactive this long, days'),
   int('METRICS_RETENTION_DAYS', 90, 1, MAX_DAYS, 'keep per-minute metrics and retention history, days'),
   int('STATS_HISTORY_RETENTION_DAYS', 7, 1, MAX_DAYS, 'keep stats history, days'),
   int('EVICTION_INTERVAL', 60000, 1, MAX_TIMER_MS, 'eviction cycle, ms'),

@@ -14,6 +14,7 @@ import { clientConfig, createPool, type PoolSettings } from './db/pool.js'
 import { applySchema, installedSchemaVersion, requiredSchemaVersion } from './db/schema-apply.js'
 import type { BackgroundService } from './jobs/background-loop.js'
 import { leaseReclaimJob } from './jobs/lease-reclaim-job.js'
+import { maintenanceJobs } from './jobs/maintenance-jobs.js'
 import { createServices, type BrokerServices } from './services.js'
 import { createDurability, openSpool } from './durability.js'
 import type { Spool } from './spool/spool.js'
@@ -228,6 +229,15 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
     leaseReclaimJob(pool, services.waiters, services.events, config.jobs.leaseReclaimIntervalMs, log),
     ...durability.jobs,
     ...services.observability.jobs,
+    ...maintenanceJobs({
+      pool,
+      config: config.jobs,
+      log,
+      onDeleted: (deleted) => {
+        if (deleted.deadLettered > 0)
+          services.events.emit('deadLettered', deleted.tenant, deleted.queue, deleted.deadLettered)
+      },
+    }),
   ]
 
   log.info({ peers: 0, auth: 'off', listening: 'no', server_id: config.serverId }, 'mesh')

@@ -7,9 +7,9 @@
  * interval has passed.
  */
 import { runQuery } from '../db/pool.js'
-import { BackgroundLoop } from './background-loop.js'
 import {
   checkSetting,
+  MaintenanceJob,
   deleteBatchResult,
   EVICTION_LOCK_KEY,
   runMaintenanceCycle,
@@ -21,7 +21,7 @@ import {
 const JOB = 'eviction'
 
 /** Creates the eviction loop. */
-export function evictionJob(options: MaintenanceJobOptions): BackgroundLoop {
+export function evictionJob(options: MaintenanceJobOptions): MaintenanceJob {
   const { config } = options
   const batchSize = checkSetting(JOB, 'evictionBatchSize', config.evictionBatchSize, 1)
   const intervalMs = config.evictionIntervalMs
@@ -33,10 +33,10 @@ export function evictionJob(options: MaintenanceJobOptions): BackgroundLoop {
         deleteBatchResult('eviction', await runQuery<DeleteRow>(client, 'evictionRun', [batchSize, from])),
     },
   ]
-  return new BackgroundLoop(
+  return new MaintenanceJob(
     JOB,
     intervalMs,
-    async () => {
+    async (stopping) => {
       await runMaintenanceCycle({
         job: JOB,
         pool: options.pool,
@@ -46,6 +46,7 @@ export function evictionJob(options: MaintenanceJobOptions): BackgroundLoop {
         log,
         onDeleted: options.onDeleted,
         onRun: options.onRun,
+        stopping,
       })
     },
     options.log,

@@ -10,6 +10,7 @@ import type { JobsConfig } from '../config.js'
 import { classifyPgError } from '../db/pg-errors.js'
 import { inTransaction, runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
+import { BackgroundLoop, type BackgroundService } from './background-loop.js'
 
 /**
  * Advisory-lock keys, two-key form `(namespace, job)`: each is four ASCII letters read as a big-endian
@@ -144,6 +145,38 @@ export function deleteBatchResult(kind: RetentionKind, rows: DeleteRow[]): StepR
 }
 
 /**
+ * A maintenance job as a background service: the loop of background-loop.ts, plus a stop that ends the
+ * running cycle after its current batch instead of waiting up to half an interval for it.
+ */
+export class MaintenanceJob implements BackgroundService {
+  readonly name: string
+  private readonly loop: BackgroundLoop
+  private stopping = false
+
+  constructor(name: string, intervalMs: number, cycle: (stopping: () => boolean) => Promise<void>, log: Logger) {
+    this.name = name
+    this.loop = new BackgroundLoop(name, intervalMs, () => cycle(() => this.stopping), log)
+  }
+
+  start(): void {
+    this.loop.start()
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true
+    try {
+      await this.loop.stop()
+    } finally {
+      this.stopping = false
+    }
+  }
+
+  runOnce(): Promise<void> {
+    return this.loop.runOnce()
+  }
+}
+
+/**
  * One cycle: every step runs at least one batch, then more while it has work and the budget lasts. Each
  * batch is its own transaction under the job's advisory try-lock; when the first batch does not get the
  * lock, another replica runs this cycle and this one skips it. A step that fails is logged and the next
@@ -158,6 +191,8 @@ export async function runMaintenanceCycle(args: {
   log: Logger
   onDeleted?: (deletion: RetentionDeletion) => void
   onRun?: (run: JobRun) => void
+  /** True once the service is stopping: the cycle ends after its current batch (operations.md 5). */
+  stopping?: () => boolean
 }): Promise<CycleSummary> {
   const started = Date.now()
   const deadline = started + args.budgetMs
@@ -165,6 +200,7 @@ export async function runMaintenanceCycle(args: {
   let acquired = false
   let failed = false
   let cut = false
+  let stopped = false
   const finish = (outcome: JobOutcome): CycleSummary => {
     args.onRun?.({ job: args.job, outcome, durationMs: Date.now() - started })
     return { outcome, counts, cut }
@@ -175,6 +211,10 @@ export async function runMaintenanceCycle(args: {
     let resumeFrom: string | null = null
     try {
       for (;;) {
+        if (args.stopping?.()) {
+          stopped = true
+          break steps
+        }
         const from: string | null = resumeFrom
         const result: Locked<StepResult> = await retryOnConflict(() =>
           withJobLock(args.pool, args.lockKey, (client) => step.batch(client, from)),
@@ -198,6 +238,8 @@ export async function runMaintenanceCycle(args: {
           }
         }
         if (!result.value.more) break
+        // A batch that changed nothing and would start where it started makes no progress: stop the step.
+        if (result.value.count === 0 && result.value.resumeFrom === from) break
         resumeFrom = result.value.resumeFrom
         if (Date.now() >= deadline) {
           cut = true
@@ -215,7 +257,9 @@ export async function runMaintenanceCycle(args: {
   }
 
   const ms = Date.now() - started
-  if (cut) {
+  if (stopped) {
+    args.log.debug({ ...counts, ms }, `${args.job} cycle ended early: stopping`)
+  } else if (cut) {
     args.log.warn({ ...counts, ms, budgetMs: args.budgetMs }, `${args.job} cycle cut at its time budget`)
   } else if (Object.values(counts).some((count) => count > 0)) {
     args.log.info({ ...counts, ms }, `${args.job} cycle`)

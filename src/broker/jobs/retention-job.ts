@@ -8,9 +8,9 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
-import { BackgroundLoop } from './background-loop.js'
 import {
   checkSetting,
+  MaintenanceJob,
   deleteBatchResult,
   RETENTION_LOCK_KEY,
   runMaintenanceCycle,
@@ -79,7 +79,7 @@ export function retentionSteps(batchSize: number, partitionCleanupDays: number, 
 }
 
 /** Creates the retention loop. */
-export function retentionJob(options: MaintenanceJobOptions): BackgroundLoop {
+export function retentionJob(options: MaintenanceJobOptions): MaintenanceJob {
   const { config } = options
   const batchSize = checkSetting(JOB, 'retentionBatchSize', config.retentionBatchSize, 1)
   const cleanupDays = checkSetting(JOB, 'partitionCleanupDays', config.partitionCleanupDays, 0)
@@ -87,10 +87,10 @@ export function retentionJob(options: MaintenanceJobOptions): BackgroundLoop {
   const intervalMs = config.retentionIntervalMs
   const log = options.log.child({ component: `jobs.${JOB}` })
   const steps = retentionSteps(batchSize, cleanupDays, metricsDays)
-  return new BackgroundLoop(
+  return new MaintenanceJob(
     JOB,
     intervalMs,
-    async () => {
+    async (stopping) => {
       await runMaintenanceCycle({
         job: JOB,
         pool: options.pool,
@@ -100,6 +100,7 @@ export function retentionJob(options: MaintenanceJobOptions): BackgroundLoop {
         log,
         onDeleted: options.onDeleted,
         onRun: options.onRun,
+        stopping,
       })
     },
     options.log,

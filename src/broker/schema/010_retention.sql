@@ -13,22 +13,23 @@
 -- Election: the functions take no advisory lock themselves. The jobs (src/broker/jobs/) run each batch in
 -- its own transaction that first takes pg_try_advisory_xact_lock(1364542798, k) with k = 1380275278
 -- ("RETN", the retention cycle) or k = 1163281236 ("EVCT", the eviction cycle), "QUEN" being 1364542798;
--- a replica that does not get it skips the cycle. The row locks below make concurrent runs safe anyway.
+-- a replica whose first batch does not get it skips the cycle, and one whose later batch does not get it
+-- leaves the rest of the cycle to the replica that took it. The row locks below make concurrent runs
+-- safe anyway.
 --
 -- Locking: the canonical order of 001. queen.maintenance_delete plans a batch of partitions and looks for
--- deletable messages without locks, then locks the rows of the capped queues of the partitions with work
--- (max_size > 0, whose stored_messages counter it decrements) FOR NO KEY UPDATE in (name, tenant) order,
--- then, one partition at a time in id order, every
--- consumer row of the partition FOR UPDATE in group order (waiting for a running pop or ack, which is
--- short), then the message rows it deletes FOR UPDATE in position order. Under the consumer-row locks no
--- pop can lease and no ack can settle on the partition, so the live leases it reads are the live leases
--- at delete time, and no message inside one is deleted. It never locks partition rows, so it never waits
--- for producers. queen.retention_cleanup_partitions locks partition rows FOR UPDATE SKIP LOCKED (a running
--- push holds its partition row, so that partition is skipped), re-checks emptiness in a fresh statement
--- under the lock, then locks the partition's consumer rows; a push that arrives after the lock waits, and
--- its INSERT .. ON CONFLICT DO UPDATE (002) creates a new partition row once the deleted one is gone, so no
--- acknowledged push is cascaded away. The repair and purge functions lock only the rows they change,
--- with SKIP LOCKED.
+-- deletable messages without locks; then it locks the rows of the capped queues of the partitions with
+-- work (max_size > 0, whose stored_messages counter it decrements) FOR NO KEY UPDATE in (name, tenant)
+-- order; then, one partition at a time in id order, every consumer row of the partition FOR UPDATE in
+-- group order (waiting for a running pop or ack, which is short), and the message rows it deletes FOR
+-- UPDATE in position order. Under the consumer-row locks no pop can lease and no ack can settle on the
+-- partition, so the live leases it reads are the live leases at delete time, and no message inside one is
+-- deleted. It never locks partition rows, so it never waits for producers.
+-- queen.retention_cleanup_partitions locks partition rows FOR UPDATE SKIP LOCKED (a running push holds its
+-- partition row, so that partition is skipped), re-checks emptiness in fresh statements under the lock,
+-- then locks the partition's consumer rows; a push that arrives after the lock waits, and its INSERT ..
+-- ON CONFLICT DO UPDATE (002) creates a new partition row once the deleted one is gone, so no acknowledged
+-- push is cascaded away. The repair and purge functions lock only the rows they change, with SKIP LOCKED.
 --
 -- Residual window: a group's very first pop on a partition inserts its consumer row, which a running
 -- deletion cannot see or lock; such a pop may lease a message that the deletion removes when both commit
@@ -311,6 +312,10 @@ DECLARE
   v_budget integer := p_limit;
   v_plan uuid[];
   v_work uuid[] := '{}';
+  v_resume_expected integer := 0;
+  v_after_resume uuid := NULL;
+  v_reached_resume boolean := false;
+  v_resume_removed integer := 0;
   v_pid uuid;
   v_visited integer := 0;
   v_expected integer := 0;
@@ -367,8 +372,10 @@ BEGIN
     v_work := v_work || v_pid;
     v_expected := v_expected + cardinality(v_candidates);
     IF v_expected >= p_limit THEN
-      -- This partition may hold more: the next batch starts with it.
+      -- This partition may hold more: the next batch starts with it (or after it, see below).
       v_resume := v_pid;
+      v_resume_expected := cardinality(v_candidates);
+      v_after_resume := v_plan[v_visited + 1];
       EXIT;
     END IF;
   END LOOP;
@@ -382,7 +389,15 @@ BEGIN
   -- 4. One partition at a time, under its consumer-row locks: the candidates again (this answer counts),
   --    then the message rows, eviction's DLQ entries, and the delete.
   FOREACH v_pid IN ARRAY v_work LOOP
-    EXIT WHEN v_budget <= 0;
+    IF v_budget <= 0 THEN
+      -- Not processed: the next batch starts here.
+      v_resume := v_pid;
+      v_reached_resume := false;
+      EXIT;
+    END IF;
+    IF v_pid = v_resume THEN
+      v_reached_resume := true;
+    END IF;
     SELECT q.* INTO v_queue FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE p.id = v_pid;
     CONTINUE WHEN NOT FOUND;
     v_age := queen.retention_age_seconds(p_kind, v_queue.retention_enabled, v_queue.retention_seconds,
@@ -408,6 +423,9 @@ BEGIN
     END IF;
     v_removed := queen.retention_remove_messages(v_pid, v_positions);
     v_budget := v_budget - v_removed;
+    IF v_pid = v_resume THEN
+      v_resume_removed := v_removed;
+    END IF;
 
     v_slot := array_position(r_queue, v_queue.id);
     IF v_slot IS NULL THEN
@@ -419,6 +437,11 @@ BEGIN
       r_letters[v_slot] := r_letters[v_slot] + v_letters;
     END IF;
   END LOOP;
+  -- The partition the first look stopped at gave fewer than it promised (a lease or a settlement came
+  -- between): nothing more to take there now, so the next batch starts after it instead of looping on it.
+  IF v_reached_resume AND v_resume_removed < v_resume_expected THEN
+    v_resume := v_after_resume;
+  END IF;
 
   INSERT INTO queen.retention_history (bucket, tenant, queue_name, kind, deleted)
   SELECT date_trunc('minute', v_now), q.tenant, q.name, p_kind, r.n

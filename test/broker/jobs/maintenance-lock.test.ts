@@ -117,6 +117,49 @@ describe('advisory lock per cycle', () => {
     }
   })
 
+  it('stop() ends a running cycle after its current batch', async () => {
+    const jobs = maintenanceFor(broker, { evictionIntervalMs: 5, evictionBatchSize: 1 })
+    try {
+      const queue = 'lock-stop'
+      await configure(broker, queue, { maxWaitTimeSeconds: 5 })
+      await pushMany(broker, queue, 'p', 3)
+      await ageMessages(broker, queue, 60)
+      await withClient(async (blocker) => {
+        await blocker.query(
+          `INSERT INTO queen.consumers (partition_id, consumer_group, queue_id)
+           SELECT p.id, 'blocker', p.queue_id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
+           WHERE q.name = $1 AND p.name = 'p'`,
+          [queue],
+        )
+        await blocker.query('BEGIN')
+        await blocker.query(
+          `SELECT 1 FROM queen.consumers c JOIN queen.queues q ON q.id = c.queue_id
+           WHERE q.name = $1 AND c.consumer_group = 'blocker' FOR UPDATE OF c`,
+          [queue],
+        )
+        jobs.eviction.start()
+        for (let attempt = 0; ; attempt++) {
+          const held = await blocker.query(
+            `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2`,
+            [MAINTENANCE_LOCK_NAMESPACE, EVICTION_LOCK_KEY],
+          )
+          if (held.rowCount) break
+          expect(attempt).toBeLessThan(200)
+          await sleep(10)
+        }
+        const stopped = jobs.eviction.stop()
+        await blocker.query('ROLLBACK')
+        await stopped
+      })
+      // The blocked batch finished (one message); the cycle then ended instead of taking the other two.
+      expect(jobs.runs).toEqual([expect.objectContaining({ job: 'eviction', outcome: 'ran' })])
+      expect(await storedNumbers(broker, queue, 'p')).toEqual([1, 2])
+    } finally {
+      await jobs.eviction.stop()
+      await jobs.close()
+    }
+  })
+
   it('announces the end of every cycle on cycleEvents', async () => {
     const jobs = maintenanceFor(broker)
     const seen: string[] = []

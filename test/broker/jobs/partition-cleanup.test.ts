@@ -161,27 +161,28 @@ describe('cleanup versus push', () => {
     const queue = 'pc-race'
     await configure(broker, queue, { dedupWindowSeconds: 0 })
     const partitions = Array.from({ length: 20 }, (_, index) => `r-${index}`)
-    const other = maintenanceFor(broker, { partitionCleanupDays: 0 })
     let pushed = 0
-    let recreated = 0
+    let deleted = 0
     try {
       for (let round = 0; round < 25; round++) {
         // Empty every partition (clear keeps them), so each is a cleanup candidate again.
         const cleared = await http(broker, 'DELETE', `/api/v1/queues/${queue}/clear`)
         expect(cleared.status).toBe(200)
+        // Cleanup cycles back to back while the pushes arrive.
         let pushing = true
-        const cleaners = [jobs, other].map(async (maintenance) => {
-          while (pushing) await maintenance.retention.runOnce()
-        })
-        // Spread over ~100 ms, so cycles run between them and at the same moment as them.
+        const cleaner = (async () => {
+          while (pushing) await jobs.retention.runOnce()
+        })()
+        // Spread over ~200 ms, so cycles run between them and at the same moment as them (a cycle can take
+        // ~100 ms on a busy test machine).
         const results = await Promise.all(
           Array.from({ length: 40 }, async (_, index) => {
-            await sleep(Math.random() * 100)
+            await sleep(Math.random() * 200)
             return push(broker, [{ queue, partition: partitions[(index + round) % 20], payload: { round, index } }])
           }),
         )
         pushing = false
-        await Promise.all(cleaners)
+        await cleaner
         const ids = results.map(([result]) => {
           expect(result.status).toBe('queued')
           return result.message_id as string
@@ -196,16 +197,14 @@ describe('cleanup versus push', () => {
           [ids],
         )
         expect(orphans.rowCount).toBe(0)
-        recreated += [...jobs.deletions, ...other.deletions].filter((deletion) => deletion.kind === 'partitions').length
-        jobs.deletions.splice(0)
-        other.deletions.splice(0)
+        for (const deletion of jobs.deletions.splice(0)) if (deletion.kind === 'partitions') deleted += deletion.deleted
       }
       expect(pushed).toBe(1000)
       // The cleanup did run against the pushes (partitions were deleted between rounds and within them).
-      expect(recreated).toBeGreaterThan(0)
-      expect([...jobs.runs, ...other.runs].every((run) => run.outcome !== 'error')).toBe(true)
+      expect(deleted).toBeGreaterThan(0)
+      expect(jobs.runs.every((run) => run.outcome === 'ran')).toBe(true)
     } finally {
-      await other.close()
+      jobs.runs.splice(0)
     }
   })
 })

@@ -125,6 +125,27 @@ describe('expired retention', () => {
     }
   })
 
+  it('pages past leased heads with small batches', async () => {
+    const small = maintenanceFor(broker, { retentionBatchSize: 2 })
+    try {
+      const queue = 'exp-paging'
+      await configure(broker, queue, { retentionEnabled: true, retentionSeconds: 10, maxSize: 1000 })
+      for (const partition of ['a', 'b', 'c']) await pushMany(broker, queue, partition, 5)
+      const leased = await pop(broker, queue, { batch: 3 }, 'b')
+      await ageMessages(broker, queue, 60)
+      await small.retention.runOnce()
+      expect(small.drain()).toEqual({ retention: 12 })
+      expect(await storedNumbers(broker, queue, 'a')).toEqual([])
+      expect(await storedNumbers(broker, queue, 'b')).toEqual([0, 1, 2])
+      expect(await storedNumbers(broker, queue, 'c')).toEqual([])
+      const stored = await broker.db.query(`SELECT stored_messages FROM queen.queues WHERE name = $1`, [queue])
+      expect(stored.rows[0].stored_messages).toBe(3)
+      expect((await ackBatch(broker, leased.messages)).every((item: any) => item.success)).toBe(true)
+    } finally {
+      await small.close()
+    }
+  })
+
   it('keeps the maxSize counter exact', async () => {
     const queue = 'exp-capped'
     await configure(broker, queue, { retentionEnabled: true, retentionSeconds: 10, maxSize: 100 })
@@ -232,7 +253,8 @@ describe('completed retention', () => {
     await pushMany(broker, queue, 'other', 1, 100)
     expect((await pop(broker, queue, { consumerGroup: 'C', subscriptionMode: 'new' }, 'other')).messages).toEqual([])
     await pushMany(broker, queue, 'p', 5, 5)
-    const a = await pop(broker, queue, { consumerGroup: 'A', batch: 10 })
+    const a = await pop(broker, queue, { consumerGroup: 'A', batch: 10 }, 'p')
+    expect(numbers(a)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     await ackBatch(broker, a.messages)
     // Age the messages and C's start together, so "created before C's start" keeps its meaning.
     await ageMessages(broker, queue, 60)
@@ -292,7 +314,8 @@ describe('ghost-free partitions', () => {
 
     // One partition per pop: every answer comes from the only partition with data.
     for (const group of ['__QUEUE_MODE__', 'G', 'H']) {
-      const params = group === '__QUEUE_MODE__' ? { batch: 2 } : { consumerGroup: group, batch: 2 }
+      const params: Record<string, string | number> =
+        group === '__QUEUE_MODE__' ? { batch: 2 } : { consumerGroup: group, batch: 2 }
       for (const expected of [
         [0, 1],
         [2, 3],
