@@ -66,6 +66,8 @@ export async function startTestBroker(
   const connection = databaseConnection(database)
   const config = testServicesConfig(options.config)
   const pool = new pg.Pool({ ...connection, max: config.poolSize })
+  // The test database is dropped WITH (FORCE) at close: a connection cut then must not crash the run.
+  pool.on('error', () => undefined)
   const health = new HealthProbe(connection)
   // Errors (5xx, background failures) reach the test output; TEST_LOG_LEVEL=debug shows more.
   const log = createLogger({
@@ -101,6 +103,7 @@ export async function startTestBroker(
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   const db = new pg.Pool({ ...connection, max: 4 })
+  db.on('error', () => undefined)
   const untrack = trackResource(`broker on ${database}`)
   return {
     url: `http://127.0.0.1:${port}`,

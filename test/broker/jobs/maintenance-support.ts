@@ -40,6 +40,7 @@ export interface Maintenance {
 /** Creates the maintenance jobs on their own pool to the broker's database (never started: tests call runOnce). */
 export function maintenanceFor(broker: TestBroker, config: Partial<MaintenanceJobOptions['config']> = {}): Maintenance {
   const pool = new pg.Pool({ ...databaseConnection(broker.database), max: 3 })
+  pool.on('error', () => undefined)
   const deletions: RetentionDeletion[] = []
   const runs: JobRun[] = []
   const untrack = trackResource(`maintenance pool on ${broker.database}`)
