@@ -62,7 +62,7 @@ export interface PopAnswer {
 }
 
 interface PopRow {
-  kind: 'message' | 'lease_held' | 'window_buffer'
+  kind: 'message' | 'lease_held' | 'window_buffer' | 'more'
   partition_id: string | null
   partition_name: string | null
   message_id: string | null
@@ -76,7 +76,7 @@ interface PopRow {
 }
 
 type Attempt =
-  | { kind: 'messages'; answer: PopAnswer }
+  | { kind: 'messages'; answer: PopAnswer; more: boolean }
   | { kind: 'final'; answer: PopAnswer }
   | { kind: 'nothing'; answer: PopAnswer }
 
@@ -112,7 +112,7 @@ export class PopEngine {
             const next = await this.attempt(request, leaseId)
             if (next.kind === 'nothing') return 'empty'
             resolve(parked(next.answer))
-            return 'delivered'
+            return next.kind === 'messages' && next.more ? 'more' : 'delivered'
           },
           end: () => resolve(parked({ body: deadlineEnvelope(request) })),
         },
@@ -147,6 +147,7 @@ export class PopEngine {
 
   private async attempt(request: PopRequest, leaseId: string): Promise<Attempt> {
     const rows: (PopRow & { queue: string })[] = []
+    let more = false
     try {
       const targets = await this.targets(request)
       if (!Array.isArray(targets)) return targets
@@ -167,6 +168,7 @@ export class PopEngine {
           request.subscriptionFrom,
         ])
         const messages = found.filter((row) => row.kind === 'message')
+        if (found.some((row) => row.kind === 'more')) more = true
         if (messages.length === 0 && found[0] && request.partition !== null) {
           rows.push({ ...found[0], queue: target.queue })
           break
@@ -175,6 +177,8 @@ export class PopEngine {
         batch -= messages.length
         partitions -= new Set(messages.map((row) => row.partition_id)).size
       }
+      // Queues left unvisited (namespace pops) may hold messages for the next consumer.
+      if (targets.length > 1) more = true
     } catch (error) {
       // Data-plane rule: a database failure is a 200 with success:false, never a 5xx (http-api.md 2.6).
       return { kind: 'final', answer: { body: { success: false, error: describeDbFailure(error), messages: [] } } }
@@ -234,7 +238,7 @@ export class PopEngine {
       messages,
       partitionsClaimed: new Set(messages.map((message) => message.partitionId)).size,
     }
-    return { kind: 'messages', answer: request.autoAck ? { body } : { body, leaseId } }
+    return { kind: 'messages', answer: request.autoAck ? { body } : { body, leaseId }, more }
   }
 
   private reportDelivered(tenant: string, messages: PoppedMessage[]): void {

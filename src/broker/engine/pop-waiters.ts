@@ -20,8 +20,11 @@ export interface WaitKey {
   group: string
 }
 
-/** Result of one attempt of a parked pop. */
-export type AttemptResult = 'delivered' | 'empty'
+/**
+ * Result of one attempt of a parked pop: 'delivered' (answered; the next waiter would likely find
+ * nothing), 'more' (answered, and candidates were left for the next waiter), or 'empty'.
+ */
+export type AttemptResult = 'delivered' | 'more' | 'empty'
 
 /** How a waiter ended without messages. */
 export type WaiterEnd = 'timeout' | 'shutdown' | 'cancelled'
@@ -196,10 +199,12 @@ export class PopWaiters {
           } finally {
             waiter.busy = false
           }
-          if (result === 'delivered') {
+          if (result === 'delivered' || result === 'more') {
             delivered = true
             this.finish(waiter, state, 'delivered')
-            continue
+            // Without candidates left, the next waiter's attempt would be an empty round trip.
+            if (result === 'more') continue
+            break
           }
           if (waiter.expired) this.finish(waiter, state, 'timeout')
           break

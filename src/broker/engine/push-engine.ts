@@ -83,14 +83,14 @@ export class PushEngine {
   private readonly pool: pg.Pool
   private readonly registry: QueueRegistry
   private readonly listener: PushListener
-  private readonly options: { maxInFlight: number; maxBatchItems: number; encryptionKeyConfigured: boolean }
+  private readonly options: { lanes: number; maxBatchItems: number; encryptionKeyConfigured: boolean }
   private readonly events: BrokerEvents
 
   constructor(
     pool: pg.Pool,
     registry: QueueRegistry,
     listener: PushListener,
-    options: { maxInFlight: number; maxBatchItems: number; encryptionKeyConfigured: boolean },
+    options: { lanes: number; maxBatchItems: number; encryptionKeyConfigured: boolean },
     events: BrokerEvents,
   ) {
     this.pool = pool
@@ -132,7 +132,7 @@ export class PushEngine {
   /** Stores the items of one request; resolves with one outcome per item, in order. */
   async push(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     if (items.length === 0) return []
-    const outcomes = await this.batcher(tenant).submit({ tenant, items })
+    const outcomes = await this.submitByLane(tenant, items)
     const retry = outcomes.flatMap((outcome, index) =>
       outcome.status === 'failed' && outcome.error === 'encryption_mismatch' ? [index] : [],
     )
@@ -153,7 +153,7 @@ export class PushEngine {
   ): Promise<void> {
     for (const queue of new Set(indexes.map((index) => items[index]!.queue))) await this.registry.load(tenant, queue)
     const again = indexes.map((index) => items[index]!)
-    const redone = await this.batcher(tenant).submit({ tenant, items: again })
+    const redone = await this.submitByLane(tenant, again)
     indexes.forEach((index, position) => {
       const outcome = redone[position]!
       outcomes[index] =
@@ -192,15 +192,48 @@ export class PushEngine {
     })
   }
 
-  private batcher(tenant: string): MicroBatcher<PushRequest, PushOutcome[]> {
-    let batcher = this.batchers.get(tenant)
+  /**
+   * Lanes: every partition belongs to one lane (a hash of queue and partition), and each lane runs one batch
+   * at a time. Batches of different lanes never touch the same partition rows, so they never wait for each
+   * other's locks and run truly in parallel, while one lane's batches keep a partition's pushes in order.
+   * A request spanning lanes is split, and its outcomes are put back in request order.
+   */
+  private async submitByLane(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
+    const lanes = this.options.lanes
+    if (lanes <= 1) return this.batcher(tenant, 0).submit({ tenant, items })
+    const groups = new Map<number, number[]>()
+    items.forEach((item, index) => {
+      const lane = laneOf(item.queue, item.partition, lanes)
+      const group = groups.get(lane)
+      if (group) group.push(index)
+      else groups.set(lane, [index])
+    })
+    if (groups.size === 1) {
+      const [lane] = groups.keys()
+      return this.batcher(tenant, lane!).submit({ tenant, items })
+    }
+    const outcomes = new Array<PushOutcome>(items.length)
+    await Promise.all(
+      [...groups].map(async ([lane, indexes]) => {
+        const results = await this.batcher(tenant, lane).submit({ tenant, items: indexes.map((index) => items[index]!) })
+        indexes.forEach((index, position) => {
+          outcomes[index] = results[position]!
+        })
+      }),
+    )
+    return outcomes
+  }
+
+  private batcher(tenant: string, lane: number): MicroBatcher<PushRequest, PushOutcome[]> {
+    const key = `${tenant}\u0000${lane}`
+    let batcher = this.batchers.get(key)
     if (!batcher) {
       batcher = new MicroBatcher((requests) => this.runBatch(requests), {
-        maxInFlight: this.options.maxInFlight,
+        maxInFlight: 1,
         maxWeight: this.options.maxBatchItems,
         weight: (request) => request.items.length,
       })
-      this.batchers.set(tenant, batcher)
+      this.batchers.set(key, batcher)
     }
     return batcher
   }
@@ -267,6 +300,17 @@ export class PushEngine {
     }
     return outcomes
   }
+}
+
+/** The lane of a partition: FNV-1a of queue and partition name, modulo the lane count. */
+export function laneOf(queue: string, partition: string, lanes: number): number {
+  let hash = 0x811c9dc5
+  const key = `${queue}\u0000${partition}`
+  for (let index = 0; index < key.length; index++) {
+    hash ^= key.charCodeAt(index)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return (hash >>> 0) % lanes
 }
 
 function failed(item: PushItem, error: string): PushOutcome {

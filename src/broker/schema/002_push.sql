@@ -12,6 +12,8 @@
 -- message can carry it), tr (trace id), sub (producer sub), pl (payload), enc (payload is ciphertext),
 -- acc (acceptance time; spool replay passes the original one).
 --
+-- Items must carry i = their index in the array (the fast path reads payloads with p_items -> i).
+--
 -- Result: one row per item: status queued | duplicate | failed, the message id (the original's for a
 -- duplicate), the partition id, and an error for failed items. Replay (p_replay) ignores maxSize and
 -- maxPartitions (a buffered answer was a promise) and the encryption re-check (ciphertext is stored as
@@ -28,7 +30,9 @@ BEGIN
   END IF;
 END $$;
 
-CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
+-- The general path: creates queues and partitions, applies caps. queen.push_messages() below takes the fast
+-- path when every queue and partition exists and no queue has a cap, and calls this one otherwise.
+CREATE OR REPLACE FUNCTION queen.push_messages_general(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
 RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
@@ -180,5 +184,100 @@ BEGIN
   WHERE qq.id = sums.queue_id AND qq.max_size > 0;
 
   RETURN QUERY SELECT r.i, r.status, r.result_id, r.partition_id, r.error FROM unnest(v_rows) r ORDER BY r.i;
+END;
+$fn$;
+
+-- The fast path of a push batch: every queue and partition already exists and no queue has a cap (the
+-- steady state). Two statements: lock the partitions (canonical order), then decide, insert, advance the
+-- partitions and answer in one statement; payloads are read once, straight from the argument. The lock
+-- comes first and alone, so the second statement's snapshot sees every message committed before it (the
+-- dedup check of concurrent duplicates relies on it). Same rules and result as the general path.
+CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
+RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  v_now timestamptz := clock_timestamp();
+  v_wanted integer;
+  v_locked integer;
+  v_capped boolean;
+BEGIN
+  SELECT (SELECT count(*) FROM (SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)) k),
+         count(*), coalesce(bool_or(l.capped), false)
+  INTO v_wanted, v_locked, v_capped
+  FROM (
+    SELECT NOT p_replay AND (qq.max_size > 0 OR qq.max_partitions > 0) AS capped
+    FROM queen.partitions pp
+    JOIN queen.queues qq ON qq.id = pp.queue_id
+    JOIN (SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)) k
+      ON qq.tenant = p_tenant AND qq.name = k.q AND pp.name = k.p
+    ORDER BY qq.name, pp.name
+    FOR UPDATE OF pp
+  ) l;
+
+  IF v_locked < v_wanted OR v_capped THEN
+    RETURN QUERY SELECT * FROM queen.push_messages_general(p_tenant, p_items, p_replay);
+    RETURN;
+  END IF;
+
+  RETURN QUERY
+  WITH items AS (
+    SELECT x.i, x.id, x.tx, coalesce(x.gen, false) AS gen, x.tr, x.sub, coalesce(x.enc, false) AS enc,
+           coalesce(x.acc, v_now) AS acc, pp.id AS partition_id, pp.next_position, pp.newest_created_at,
+           qq.encryption_enabled, qq.dedup_window_seconds
+    FROM jsonb_to_recordset(p_items)
+         AS x(i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, enc boolean, acc timestamptz)
+    JOIN queen.queues qq ON qq.tenant = p_tenant AND qq.name = x.q
+    JOIN queen.partitions pp ON pp.queue_id = qq.id AND pp.name = x.p
+  ), meta AS (
+    SELECT it.*, first_value(it.id) OVER (PARTITION BY it.partition_id, it.tx ORDER BY it.i) AS first_id FROM items it
+  ), decided AS (
+    SELECT m.i, m.id, m.tx, m.tr, m.sub, m.enc, m.acc, m.partition_id, m.next_position, m.newest_created_at,
+      CASE
+        WHEN NOT p_replay AND m.encryption_enabled <> m.enc THEN 'failed'
+        WHEN m.dedup_window_seconds > 0 AND m.first_id <> m.id THEN 'duplicate'
+        WHEN earlier.id IS NOT NULL THEN 'duplicate'
+        ELSE 'queued'
+      END AS decision,
+      CASE WHEN m.dedup_window_seconds > 0 AND m.first_id <> m.id THEN m.first_id ELSE earlier.id END AS earlier_id
+    FROM meta m
+    LEFT JOIN LATERAL (
+      SELECT coalesce(
+        (SELECT e.id FROM queen.messages e
+          WHERE e.partition_id = m.partition_id AND e.transaction_id = m.tx
+            AND e.accepted_at >= m.acc - make_interval(secs => m.dedup_window_seconds)
+          ORDER BY e.position DESC LIMIT 1),
+        (SELECT d.message_id FROM queen.dedup_entries d
+          WHERE d.partition_id = m.partition_id AND d.transaction_id = m.tx
+            AND d.accepted_at >= m.acc - make_interval(secs => m.dedup_window_seconds))) AS id
+      WHERE m.dedup_window_seconds > 0 AND NOT (m.gen AND NOT p_replay) AND m.first_id = m.id
+    ) earlier ON true
+  ), numbered AS (
+    SELECT d.*, row_number() OVER (PARTITION BY d.partition_id ORDER BY d.i) AS nth
+    FROM decided d WHERE d.decision = 'queued'
+  ), inserted AS (
+    INSERT INTO queen.messages (partition_id, position, id, transaction_id, payload, is_encrypted, trace_id,
+                                producer_sub, created_at, accepted_at)
+    SELECT n.partition_id, n.next_position + n.nth - 1, n.id, n.tx, coalesce(p_items -> n.i -> 'pl', 'null'::jsonb),
+           n.enc, n.tr, n.sub, greatest(v_now, coalesce(n.newest_created_at, v_now)), n.acc
+    FROM numbered n
+    ORDER BY n.partition_id, n.nth
+    RETURNING queen.messages.partition_id
+  ), counts AS (
+    SELECT ins.partition_id, count(*) AS n FROM inserted ins GROUP BY ins.partition_id
+  ), moved AS (
+    UPDATE queen.partitions pp
+    SET next_position = pp.next_position + c.n,
+        newest_created_at = greatest(v_now, coalesce(pp.newest_created_at, v_now)),
+        last_activity_at = v_now
+    FROM counts c WHERE pp.id = c.partition_id
+    RETURNING pp.id
+  )
+  SELECT d.i, d.decision,
+         CASE d.decision WHEN 'queued' THEN d.id WHEN 'duplicate' THEN d.earlier_id END,
+         d.partition_id,
+         CASE WHEN d.decision = 'failed' THEN 'encryption_mismatch' END
+  FROM decided d
+  ORDER BY d.i;
 END;
 $fn$;

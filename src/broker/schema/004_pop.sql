@@ -12,7 +12,8 @@
 --
 -- Result rows: kind = 'message' (one per delivered message, grouped by partition, in position order),
 -- or a single row 'lease_held' / 'window_buffer' (specific-partition pops only). No row: nothing
--- deliverable.
+-- deliverable. A last row 'more' says the batch or partition limit stopped the pop while candidate
+-- partitions remained, so the next parked consumer is worth a try.
 
 CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue_id uuid, p_partition_id uuid, p_group text, p_batch integer,
                                               p_max_partitions integer, p_lease_id uuid, p_auto_ack boolean,
@@ -27,7 +28,6 @@ DECLARE
   v_start timestamptz;
   v_remaining integer := p_batch;
   v_claimed integer := 0;
-  v_slack integer;
   v_count integer;
   v_last bigint;
   v_skip_to bigint;
@@ -70,7 +70,12 @@ BEGIN
       AND (p_partition_id IS NOT NULL OR c0.lease_id IS NULL OR c0.lease_expires_at <= v_now)
     ORDER BY c0.last_served_at ASC NULLS FIRST, p.id
   LOOP
-    EXIT WHEN v_remaining <= 0 OR v_claimed >= p_max_partitions;
+    IF v_remaining <= 0 OR v_claimed >= p_max_partitions THEN
+      -- Candidates are left: tell the caller another waiting consumer may find something.
+      kind := 'more';
+      RETURN NEXT;
+      EXIT;
+    END IF;
 
     IF NOT cand.has_row THEN
       INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at)
@@ -135,9 +140,6 @@ BEGIN
 
     -- The deliverable prefix: unsettled messages above the cursor in position order, stopping at the
     -- first one still inside delayedProcessing or waiting for its retry time (order holds, 4.3).
-    SELECT count(*) INTO v_slack FROM queen.message_states s
-    WHERE s.partition_id = cand.id AND s.consumer_group = p_group AND s.position > c.cursor_position AND s.settled;
-
     v_count := 0;
     FOR m IN
       SELECT t.* FROM (
@@ -148,7 +150,11 @@ BEGIN
                  OVER (ORDER BY mm.position) AS blocked
         FROM (SELECT x.* FROM queen.messages x
               WHERE x.partition_id = cand.id AND x.position > c.cursor_position
-              ORDER BY x.position LIMIT v_remaining + v_slack) mm
+              ORDER BY x.position
+              -- Settled-out-of-order messages are skipped, so read that many more.
+              LIMIT v_remaining + (SELECT count(*) FROM queen.message_states s2
+                                   WHERE s2.partition_id = cand.id AND s2.consumer_group = p_group
+                                     AND s2.position > c.cursor_position AND s2.settled)) mm
         LEFT JOIN queen.message_states s
           ON s.partition_id = cand.id AND s.consumer_group = p_group AND s.position = mm.position
       ) t

@@ -71,7 +71,7 @@ BEGIN
     FROM jsonb_to_recordset(p_items) AS x(i integer, pid uuid, tx text, g text, l uuid, st text)
     GROUP BY x.pid, x.g, x.l
   LOOP
-    CONTINUE WHEN grp.l IS NULL OR NOT grp.all_completed OR grp.n <> grp.distinct_n OR grp.n < 2;
+    CONTINUE WHEN grp.l IS NULL OR NOT grp.all_completed OR grp.n <> grp.distinct_n;
     SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = grp.pid AND k.consumer_group = grp.g;
     CONTINUE WHEN NOT FOUND OR c.lease_id IS DISTINCT FROM grp.l OR c.lease_expires_at <= v_now;
     CONTINUE WHEN EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = grp.pid
