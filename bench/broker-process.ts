@@ -108,7 +108,7 @@ async function waitUntilHealthy(url: string, child: ChildProcess, tail: string[]
   }
 }
 
-/** Starts `node bin/run.js serve` on the benchmark's PostgreSQL. */
+/** Starts `bin/run.js serve` on the benchmark's PostgreSQL. */
 export async function startBrokerProcess(pg: BenchPostgres, extraEnv: Record<string, string> = {}) {
   const port = await freePort()
   const spoolDir = await mkdtemp('/tmp/queenctl-bench-spool-')
@@ -128,7 +128,8 @@ export async function startBrokerProcess(pg: BenchPostgres, extraEnv: Record<str
     LOG_LEVEL: 'warn',
     ...extraEnv,
   })
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/run.js'), 'serve'], {
+  // Started through its shebang, as the installed `queenctl` binary runs (with the V8 flags it sets).
+  const child = spawn(path.join(REPO_ROOT, 'bin/run.js'), ['serve'], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -142,7 +142,7 @@ export function createServices(
     logStatsIntervalMs: config.logStatsIntervalMs,
     metricsMaxQueues: config.metricsMaxQueues,
     log,
-  })  // Spool and maintenance gauges read the live state at every scrape.
+  }) // Spool and maintenance gauges read the live state at every scrape.
   observability.metrics.onCollect(() => {
     const spool = options.spool
     const gauges = observability.metrics.spool

@@ -66,6 +66,23 @@ export async function runQuery<Row extends pg.QueryResultRow>(
   return result.rows
 }
 
+const JSONB_OID = 3802
+const JSON_OID = 114
+const rawJsonTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === JSONB_OID || oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as 'text'),
+}
+
+/** Like {@link runQuery}, but json/jsonb columns arrive as their JSON text (not parsed). */
+export async function runQueryRawJson<Row extends pg.QueryResultRow>(
+  db: pg.Pool | pg.ClientBase,
+  name: QueryName,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  const result = await db.query<Row>({ name, text: SQL[name], values, types: rawJsonTypes as pg.CustomTypesConfig })
+  return result.rows
+}
+
 /** Runs `work` inside BEGIN/COMMIT on one pooled connection; rolls back when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect()

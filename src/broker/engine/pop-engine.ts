@@ -5,7 +5,8 @@
  */
 import type pg from 'pg'
 import { v7 as uuidv7 } from 'uuid'
-import { runQuery } from '../db/pool.js'
+import { runQuery, runQueryRawJson } from '../db/pool.js'
+import { RawJson } from '../http/raw-json.js'
 import { describeDbFailure } from '../db/pg-errors.js'
 import { NAMESPACE_WAIT_PREFIX, type PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
@@ -156,7 +157,7 @@ export class PopEngine {
       // Namespace/task pops visit queues by priority, then least recently served (semantics.md 4.9).
       for (const target of targets) {
         if (batch <= 0 || partitions <= 0) break
-        const found = await runQuery<PopRow>(this.pool, 'messagePop', [
+        const found = await runQueryRawJson<PopRow>(this.pool, 'messagePop', [
           target.queueId,
           target.partitionId,
           request.group,
@@ -217,7 +218,7 @@ export class PopEngine {
       id: row.message_id!,
       transactionId: row.transaction_id!,
       traceId: row.trace_id,
-      data: row.payload,
+      data: typeof row.payload === 'string' ? new RawJson(row.payload) : row.payload,
       producerSub: row.producer_sub,
       createdAt: row.created_at!,
       partitionId: row.partition_id!,

@@ -215,7 +215,10 @@ export class PushEngine {
     const outcomes = new Array<PushOutcome>(items.length)
     await Promise.all(
       [...groups].map(async ([lane, indexes]) => {
-        const results = await this.batcher(tenant, lane).submit({ tenant, items: indexes.map((index) => items[index]!) })
+        const results = await this.batcher(tenant, lane).submit({
+          tenant,
+          items: indexes.map((index) => items[index]!),
+        })
         indexes.forEach((index, position) => {
           outcomes[index] = results[position]!
         })

@@ -29,12 +29,10 @@ DECLARE
   v_remaining integer := p_batch;
   v_claimed integer := 0;
   v_count integer;
-  v_last bigint;
   v_skip_to bigint;
   v_delay_cutoff timestamptz;
   cand record;
   c queen.consumers%ROWTYPE;
-  m record;
 BEGIN
   SELECT * INTO q FROM queen.queues WHERE id = p_queue_id;
   IF NOT FOUND THEN
@@ -139,9 +137,10 @@ BEGIN
     END IF;
 
     -- The deliverable prefix: unsettled messages above the cursor in position order, stopping at the
-    -- first one still inside delayedProcessing or waiting for its retry time (order holds, 4.3).
-    v_count := 0;
-    FOR m IN
+    -- first one still inside delayedProcessing or waiting for its retry time (order holds, 4.3). One
+    -- statement returns the rows and takes the lease (or, with autoAck, moves the cursor) on the way.
+    RETURN QUERY
+    WITH delivered AS (
       SELECT t.* FROM (
         SELECT mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload, mm.is_encrypted, mm.producer_sub,
                mm.created_at, coalesce(s.settled, false) AS settled, coalesce(s.failures, 0) AS failures,
@@ -161,42 +160,41 @@ BEGIN
       WHERE t.blocked = 0 AND NOT t.settled
       ORDER BY t.position
       LIMIT v_remaining
-    LOOP
-      v_count := v_count + 1;
-      v_last := m.position;
-      kind := 'message';
-      partition_id := cand.id;
-      partition_name := cand.name;
-      message_id := m.id;
-      transaction_id := m.transaction_id;
-      trace_id := m.trace_id;
-      payload := m.payload;
-      is_encrypted := m.is_encrypted;
-      producer_sub := m.producer_sub;
-      created_at := to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
-      retry_count := m.failures;
-      RETURN NEXT;
-    END LOOP;
+    ), summary AS (
+      SELECT count(*) AS n, max(d.position) AS last FROM delivered d
+    ), claimed AS (
+      UPDATE queen.consumers k
+      SET lease_id = CASE WHEN p_auto_ack THEN k.lease_id ELSE p_lease_id END,
+          lease_expires_at = CASE WHEN p_auto_ack THEN k.lease_expires_at
+                                  ELSE v_now + make_interval(secs => q.lease_time_seconds) END,
+          lease_to = CASE WHEN p_auto_ack THEN k.lease_to ELSE sm.last END,
+          -- autoAck settles at delivery: every message up to the last delivered one is settled now.
+          cursor_position = CASE WHEN p_auto_ack THEN sm.last ELSE k.cursor_position END,
+          total_consumed = k.total_consumed + CASE WHEN p_auto_ack THEN sm.n ELSE 0 END,
+          last_consumed_at = CASE WHEN p_auto_ack THEN v_now ELSE k.last_consumed_at END,
+          last_served_at = v_now,
+          batches_consumed = k.batches_consumed + 1
+      FROM summary sm
+      WHERE k.partition_id = cand.id AND k.consumer_group = p_group AND sm.n > 0
+      RETURNING k.cursor_position
+    )
+    SELECT 'message'::text, cand.id, cand.name, d.id, d.transaction_id, d.trace_id, d.payload, d.is_encrypted,
+           d.producer_sub, to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), d.failures
+    FROM delivered d
+    ORDER BY d.position;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
 
     IF v_count = 0 THEN
       CONTINUE;
     END IF;
 
     IF p_auto_ack THEN
-      -- At-most-once: settled at delivery, in this transaction; no lease (4.8). Every message up to
-      -- v_last is now settled (the delivered ones are exactly the unsettled ones there).
-      UPDATE queen.consumers k
-      SET cursor_position = v_last, last_served_at = v_now, last_consumed_at = v_now,
-          total_consumed = k.total_consumed + v_count, batches_consumed = k.batches_consumed + 1
-      WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
+      -- At-most-once (4.8): forget per-message state below the new cursor and move past settled ones.
       DELETE FROM queen.message_states s
-      WHERE s.partition_id = cand.id AND s.consumer_group = p_group AND s.position <= v_last;
+      WHERE s.partition_id = cand.id AND s.consumer_group = p_group
+        AND s.position <= (SELECT k.cursor_position FROM queen.consumers k
+                           WHERE k.partition_id = cand.id AND k.consumer_group = p_group);
       PERFORM queen.settle_forward(cand.id, p_group);
-    ELSE
-      UPDATE queen.consumers k
-      SET lease_id = p_lease_id, lease_expires_at = v_now + make_interval(secs => q.lease_time_seconds),
-          lease_to = v_last, last_served_at = v_now, batches_consumed = k.batches_consumed + 1
-      WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
     END IF;
 
     v_remaining := v_remaining - v_count;

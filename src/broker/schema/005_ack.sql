@@ -36,14 +36,6 @@ DECLARE
   v_live boolean;
   v_settle boolean;
   v_new_cursor bigint;
-  r_idx integer[] := '{}';
-  r_success boolean[] := '{}';
-  r_error text[] := '{}';
-  r_released boolean[] := '{}';
-  r_dlq boolean[] := '{}';
-  r_already boolean[] := '{}';
-  r_qname text[] := '{}';
-  r_pname text[] := '{}';
   o_success boolean;
   o_error text;
   o_released boolean;
@@ -51,7 +43,6 @@ DECLARE
   o_already boolean;
   grp record;
   v_done integer[] := '{}';
-  v_index integer;
   v_in_range bigint;
   v_distinct_in_range bigint;
   v_matching bigint;
@@ -89,20 +80,17 @@ BEGIN
     WHERE k.partition_id = grp.pid AND k.consumer_group = grp.g;
     SELECT pp.name, qq.name INTO v_pname, v_qname
     FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = grp.pid;
-    FOR v_index IN 1 .. array_length(grp.idxs, 1) LOOP
-      r_idx := r_idx || grp.idxs[v_index];
-      r_success := r_success || true;
-      r_error := r_error || NULL::text;
-      -- The last item of the group is the one that gave the lease's last message its outcome.
-      r_released := r_released || (v_index = array_length(grp.idxs, 1));
-      r_dlq := r_dlq || false;
-      r_already := r_already || false;
-      r_qname := r_qname || v_qname;
-      r_pname := r_pname || v_pname;
-    END LOOP;
+    -- The last item of the group is the one that gave the lease's last message its outcome. Rows are
+    -- returned in any order: the caller matches them by idx.
+    RETURN QUERY
+    SELECT u.i, true, NULL::text, u.n = grp.n, false, false, v_qname, v_pname
+    FROM unnest(grp.idxs) WITH ORDINALITY AS u(i, n);
     v_done := v_done || grp.idxs;
   END LOOP;
   v_pid := NULL;
+  IF cardinality(v_done) = jsonb_array_length(p_items) THEN
+    RETURN;
+  END IF;
 
   FOR it IN
     SELECT x.* FROM jsonb_to_recordset(p_items) AS x(i integer, pid uuid, tx text, g text, l uuid, st text, err text)
@@ -247,18 +235,15 @@ BEGIN
       END IF;
     END;
 
-    r_idx := r_idx || it.i;
-    r_success := r_success || o_success;
-    r_error := r_error || o_error;
-    r_released := r_released || o_released;
-    r_dlq := r_dlq || o_dlq;
-    r_already := r_already || o_already;
-    r_qname := r_qname || v_qname;
-    r_pname := r_pname || v_pname;
+    idx := it.i;
+    success := o_success;
+    error := o_error;
+    lease_released := o_released;
+    dlq := o_dlq;
+    already_acked := o_already;
+    queue_name := v_qname;
+    partition_name := v_pname;
+    RETURN NEXT;
   END LOOP;
-
-  RETURN QUERY
-  SELECT * FROM unnest(r_idx, r_success, r_error, r_released, r_dlq, r_already, r_qname, r_pname) AS r(i, s, e, rl, d, a, q, p)
-  ORDER BY r.i;
 END;
 $fn$;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Query } from '../validation/query.js'
 import { parsePopRequest } from '../validation/pop-query.js'
 import { tenantOf } from '../tenant.js'
+import { stringifyWithRaw } from '../raw-json.js'
 
 async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const broker = app.broker
@@ -40,7 +41,7 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
       if (!reply.raw.writableFinished) release()
     })
   }
-  return answer.body
+  return reply.header('content-type', 'application/json; charset=utf-8').send(stringifyWithRaw(answer.body))
 }
 
 export function registerPopRoutes(app: FastifyInstance): void {
