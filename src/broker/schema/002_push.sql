@@ -175,7 +175,8 @@ BEGIN
     SELECT ins.partition_id, count(*) AS n, max(ins.created_at) AS newest FROM inserted ins GROUP BY ins.partition_id
   ), moved AS (
     UPDATE queen.partitions pp
-    SET next_position = pp.next_position + pc.n, newest_created_at = pc.newest, last_activity_at = v_now
+    SET next_position = pp.next_position + pc.n, message_count = pp.message_count + pc.n,
+        newest_created_at = pc.newest, last_activity_at = v_now
     FROM per_partition pc WHERE pp.id = pc.partition_id
     RETURNING pp.queue_id, pc.n
   )
@@ -267,7 +268,7 @@ BEGIN
     SELECT ins.partition_id, count(*) AS n FROM inserted ins GROUP BY ins.partition_id
   ), moved AS (
     UPDATE queen.partitions pp
-    SET next_position = pp.next_position + c.n,
+    SET next_position = pp.next_position + c.n, message_count = pp.message_count + c.n,
         newest_created_at = greatest(v_now, coalesce(pp.newest_created_at, v_now)),
         last_activity_at = v_now
     FROM counts c WHERE pp.id = c.partition_id

@@ -33,7 +33,9 @@ END;
 $fn$;
 
 -- Status counters of one partition (semantics.md 8.4), relative to queue mode when it has a cursor on the
--- partition, else to the slowest known group; with no group every message is pending.
+-- partition, else to the slowest known group; with no group every message is pending. The total comes
+-- from partitions.message_count (012) and only the backlog above the cursor is counted, so the cost does
+-- not grow with the partition's history.
 CREATE OR REPLACE FUNCTION queen.partition_counters(p_partition_id uuid)
 RETURNS TABLE (total bigint, pending bigint, processing bigint, completed bigint, failed bigint, dead_letter bigint)
 LANGUAGE plpgsql STABLE AS $fn$
@@ -41,9 +43,10 @@ LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
   g queen.consumers%ROWTYPE;
   v_settled_above bigint;
-  v_below bigint;
+  v_above bigint;
 BEGIN
-  SELECT count(*) INTO total FROM queen.messages m WHERE m.partition_id = p_partition_id;
+  SELECT p.message_count INTO total FROM queen.partitions p WHERE p.id = p_partition_id;
+  total := coalesce(total, 0);
   SELECT * INTO g FROM queen.consumers c WHERE c.partition_id = p_partition_id
   ORDER BY (c.consumer_group = '__QUEUE_MODE__') DESC, c.cursor_position ASC LIMIT 1;
   IF NOT FOUND THEN
@@ -52,8 +55,9 @@ BEGIN
     RETURN;
   END IF;
 
-  SELECT count(*) INTO v_below FROM queen.messages m
-  WHERE m.partition_id = p_partition_id AND m.position <= g.cursor_position;
+  -- Only the backlog above the cursor is counted; everything at or below it is settled.
+  SELECT count(*) INTO v_above FROM queen.messages m
+  WHERE m.partition_id = p_partition_id AND m.position > g.cursor_position;
   SELECT count(*) FILTER (WHERE s.settled), count(*) FILTER (WHERE NOT s.settled AND s.failures > 0)
   INTO v_settled_above, failed
   FROM queen.message_states s
@@ -70,7 +74,7 @@ BEGIN
     WHERE m.partition_id = p_partition_id AND m.position > g.cursor_position AND m.position <= g.lease_to
       AND NOT coalesce(s.settled, false) AND s.outcome_lease_id IS DISTINCT FROM g.lease_id;
   END IF;
-  completed := greatest(0, v_below + v_settled_above - dead_letter);
+  completed := greatest(0, total - v_above + v_settled_above - dead_letter);
   pending := greatest(0, total - completed - dead_letter - processing - failed);
   RETURN NEXT;
 END;

@@ -131,6 +131,7 @@ BEGIN
     DELETE FROM queen.messages m WHERE m.partition_id = p_partition_id AND m.position = v_position;
     UPDATE queen.queues q SET stored_messages = greatest(0, q.stored_messages - 1)
     WHERE q.id = v_queue_id AND q.max_size > 0;
+    UPDATE queen.partitions p SET message_count = greatest(0, p.message_count - 1) WHERE p.id = p_partition_id;
   ELSE
     SELECT d.position, d.message_id INTO v_position, v_message_id
     FROM queen.dead_letters d
@@ -206,6 +207,7 @@ BEGIN
   FROM queen.partitions p
   WHERE p.id = k.partition_id AND k.queue_id = v_queue_id;
   UPDATE queen.queues q SET stored_messages = 0 WHERE q.id = v_queue_id;
+  UPDATE queen.partitions p SET message_count = 0 WHERE p.id = ANY (v_partitions);
   RETURN v_deleted;
 END;
 $fn$;

@@ -257,6 +257,7 @@ BEGIN
   IF v_deleted > 0 THEN
     UPDATE queen.queues q SET stored_messages = greatest(0, q.stored_messages - v_deleted)
     WHERE q.id = v_queue_id AND q.max_size > 0;
+    UPDATE queen.partitions p SET message_count = greatest(0, p.message_count - v_deleted) WHERE p.id = p_partition_id;
     FOR g IN
       SELECT k.consumer_group FROM queen.consumers k WHERE k.partition_id = p_partition_id ORDER BY k.consumer_group
     LOOP
