@@ -210,8 +210,16 @@ BEGIN
     SELECT NOT p_replay AND (qq.max_size > 0 OR qq.max_partitions > 0) AS capped
     FROM queen.partitions pp
     JOIN queen.queues qq ON qq.id = pp.queue_id
-    JOIN (SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)) k
-      ON qq.tenant = p_tenant AND qq.name = k.q AND pp.name = k.p
+    WHERE pp.id IN (
+      -- One index lookup per distinct (queue, partition); the LIMIT keeps the planner from turning this
+      -- into a hash join over every partition (jsonb_to_recordset is always estimated at 100 rows).
+      SELECT found.id
+      FROM (SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)) k
+      CROSS JOIN LATERAL (
+        SELECT p2.id FROM queen.queues q2 JOIN queen.partitions p2 ON p2.queue_id = q2.id
+        WHERE q2.tenant = p_tenant AND q2.name = k.q AND p2.name = k.p LIMIT 1
+      ) found
+    )
     ORDER BY qq.name, pp.name
     FOR UPDATE OF pp
   ) l;
@@ -228,8 +236,15 @@ BEGIN
            qq.encryption_enabled, qq.dedup_window_seconds
     FROM jsonb_to_recordset(p_items)
          AS x(i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, enc boolean, acc timestamptz)
-    JOIN queen.queues qq ON qq.tenant = p_tenant AND qq.name = x.q
-    JOIN queen.partitions pp ON pp.queue_id = qq.id AND pp.name = x.p
+    -- Index lookups per item (the LIMIT fences keep them from becoming hash joins over every partition).
+    CROSS JOIN LATERAL (
+      SELECT q2.id, q2.encryption_enabled, q2.dedup_window_seconds FROM queen.queues q2
+      WHERE q2.tenant = p_tenant AND q2.name = x.q LIMIT 1
+    ) qq
+    CROSS JOIN LATERAL (
+      SELECT p2.id, p2.next_position, p2.newest_created_at FROM queen.partitions p2
+      WHERE p2.queue_id = qq.id AND p2.name = x.p LIMIT 1
+    ) pp
   ), meta AS (
     SELECT it.*, first_value(it.id) OVER (PARTITION BY it.partition_id, it.tx ORDER BY it.i) AS first_id FROM items it
   ), decided AS (
