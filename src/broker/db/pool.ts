@@ -68,9 +68,12 @@ export async function runQuery<Row extends pg.QueryResultRow>(
 
 const JSONB_OID = 3802
 const JSON_OID = 114
-const rawJsonTypes = {
-  getTypeParser: (oid: number, format?: string) =>
-    oid === JSONB_OID || oid === JSON_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as 'text'),
+const keepText = (value: string): string => value
+const rawJsonTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === JSONB_OID || oid === JSON_OID
+      ? keepText
+      : (pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
 }
 
 /** Like {@link runQuery}, but json/jsonb columns arrive as their JSON text (not parsed). */
@@ -79,7 +82,7 @@ export async function runQueryRawJson<Row extends pg.QueryResultRow>(
   name: QueryName,
   values: unknown[] = [],
 ): Promise<Row[]> {
-  const result = await db.query<Row>({ name, text: SQL[name], values, types: rawJsonTypes as pg.CustomTypesConfig })
+  const result = await db.query<Row>({ name, text: SQL[name], values, types: rawJsonTypes })
   return result.rows
 }
 
