@@ -80,7 +80,11 @@ async function drain(url: string, ledger: Ledger, queue: string, group: string, 
   const seen = new Set<string>()
   const deadline = Date.now() + timeoutMs
   while (seen.size < expected && Date.now() < deadline) {
-    const response = await http({ url }, 'GET', `/api/v1/pop/queue/${queue}?consumerGroup=${group}&batch=50&wait=true&timeout=500`)
+    const response = await http(
+      { url },
+      'GET',
+      `/api/v1/pop/queue/${queue}?consumerGroup=${group}&batch=50&wait=true&timeout=500`,
+    )
     const messages = response.body?.messages ?? []
     for (const message of messages) {
       ledger.deliver({ txId: message.transactionId, group, partition: message.partition })
@@ -156,7 +160,13 @@ describe('PostgreSQL outage', () => {
     const second = await startBroker(spool)
     try {
       await drain(second.url, ledger, 'killed-q', 'g', 25)
-      expect(ledger.check('g')).toMatchObject({ acknowledged: 25, lost: [], unexpected: [], duplicates: [], inversions: [] })
+      expect(ledger.check('g')).toMatchObject({
+        acknowledged: 25,
+        lost: [],
+        unexpected: [],
+        duplicates: [],
+        inversions: [],
+      })
     } finally {
       await second.process.kill()
     }

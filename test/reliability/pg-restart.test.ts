@@ -88,7 +88,11 @@ async function drain(url: string, ledger: Ledger, expected: number) {
   const seen = new Set<string>()
   const deadline = Date.now() + 40_000
   while (seen.size < expected && Date.now() < deadline) {
-    const response = await http({ url }, 'GET', '/api/v1/pop/queue/restart-q?consumerGroup=g&batch=100&partitions=4&wait=true&timeout=500')
+    const response = await http(
+      { url },
+      'GET',
+      '/api/v1/pop/queue/restart-q?consumerGroup=g&batch=100&partitions=4&wait=true&timeout=500',
+    )
     const messages = response.body?.messages ?? []
     for (const message of messages) {
       ledger.deliver({ txId: message.transactionId, group: 'g', partition: message.partition })
@@ -97,7 +101,11 @@ async function drain(url: string, ledger: Ledger, expected: number) {
     if (messages.length > 0) {
       await http({ url }, 'POST', '/api/v1/ack/batch', {
         consumerGroup: 'g',
-        acknowledgments: messages.map((message: any) => ({ transactionId: message.transactionId, partitionId: message.partitionId, leaseId: message.leaseId })),
+        acknowledgments: messages.map((message: any) => ({
+          transactionId: message.transactionId,
+          partitionId: message.partitionId,
+          leaseId: message.leaseId,
+        })),
       })
     }
   }

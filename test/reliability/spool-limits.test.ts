@@ -28,7 +28,10 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-async function startBroker(spool: string, env: Record<string, string> = {}): Promise<{ process: TestProcess; url: string }> {
+async function startBroker(
+  spool: string,
+  env: Record<string, string> = {},
+): Promise<{ process: TestProcess; url: string }> {
   const connection = inject('pgConnection')
   const process = startCli(['serve'], {
     env: {
@@ -55,7 +58,12 @@ async function pushOne(url: string, ledger: Ledger, queue: string, seq: number, 
     items: [{ queue, partition: 'p', transactionId: txId, payload: { seq, pad: 'x'.repeat(pad) } }],
   })
   const status: string = response.body?.[0]?.status ?? 'none'
-  ledger.push({ txId, partition: 'p', seq, outcome: status === 'buffered' ? 'buffered' : status === 'queued' ? 'ok' : 'fail' })
+  ledger.push({
+    txId,
+    partition: 'p',
+    seq,
+    outcome: status === 'buffered' ? 'buffered' : status === 'queued' ? 'ok' : 'fail',
+  })
   return { status: response.status, item: response.body?.[0], retryAfter: response.headers.get('retry-after') }
 }
 
@@ -63,7 +71,11 @@ async function drain(url: string, ledger: Ledger, queue: string, expected: numbe
   const seen = new Set<string>()
   const deadline = Date.now() + 30_000
   while (seen.size < expected && Date.now() < deadline) {
-    const response = await http({ url }, 'GET', `/api/v1/pop/queue/${queue}?consumerGroup=g&batch=100&wait=true&timeout=500`)
+    const response = await http(
+      { url },
+      'GET',
+      `/api/v1/pop/queue/${queue}?consumerGroup=g&batch=100&wait=true&timeout=500`,
+    )
     const messages = response.body?.messages ?? []
     for (const message of messages) {
       ledger.deliver({ txId: message.transactionId, group: 'g', partition: message.partition })
@@ -72,7 +84,11 @@ async function drain(url: string, ledger: Ledger, queue: string, expected: numbe
     if (messages.length > 0) {
       await http({ url }, 'POST', '/api/v1/ack/batch', {
         consumerGroup: 'g',
-        acknowledgments: messages.map((message: any) => ({ transactionId: message.transactionId, partitionId: message.partitionId, leaseId: message.leaseId })),
+        acknowledgments: messages.map((message: any) => ({
+          transactionId: message.transactionId,
+          partitionId: message.partitionId,
+          leaseId: message.leaseId,
+        })),
       })
     }
   }
@@ -96,7 +112,8 @@ describe('spool limits', () => {
     const ledger = new Ledger()
     try {
       proxy.setMode('refuse')
-      for (let seq = 0; seq < 10; seq++) expect((await pushOne(broker.url, ledger, 'full-q', seq)).item.status).toBe('buffered')
+      for (let seq = 0; seq < 10; seq++)
+        expect((await pushOne(broker.url, ledger, 'full-q', seq)).item.status).toBe('buffered')
       const hooks = await http(broker, 'POST', '/internal/api/test-hooks', { 'spool.failAfterBytes': 0 })
       expect(hooks.status).toBe(200)
       for (let seq = 10; seq < 15; seq++) {
@@ -108,10 +125,17 @@ describe('spool limits', () => {
       const health = await http(broker, 'GET', '/health')
       expect(health.body.spool).toMatchObject({ state: 'full', records: 10 })
       await http(broker, 'POST', '/internal/api/test-hooks', { 'spool.failAfterBytes': null })
-      for (let seq = 15; seq < 20; seq++) expect((await pushOne(broker.url, ledger, 'full-q', seq)).item.status).toBe('buffered')
+      for (let seq = 15; seq < 20; seq++)
+        expect((await pushOne(broker.url, ledger, 'full-q', seq)).item.status).toBe('buffered')
       proxy.setMode('pass')
       await drain(broker.url, ledger, 'full-q', 15)
-      expect(ledger.check('g')).toMatchObject({ acknowledged: 15, lost: [], unexpected: [], duplicates: [], inversions: [] })
+      expect(ledger.check('g')).toMatchObject({
+        acknowledged: 15,
+        lost: [],
+        unexpected: [],
+        duplicates: [],
+        inversions: [],
+      })
     } finally {
       proxy.setMode('pass')
       await broker.process.kill()
@@ -154,7 +178,13 @@ describe('spool limits', () => {
       proxy.setMode('pass')
       const acknowledged = ledger.pushes.filter((entry) => entry.outcome === 'buffered').length
       await drain(broker.url, ledger, 'tmpfs-q', acknowledged)
-      expect(ledger.check('g')).toMatchObject({ acknowledged, lost: [], unexpected: [], duplicates: [], inversions: [] })
+      expect(ledger.check('g')).toMatchObject({
+        acknowledged,
+        lost: [],
+        unexpected: [],
+        duplicates: [],
+        inversions: [],
+      })
     } finally {
       proxy.setMode('pass')
       await broker?.process.kill()
@@ -185,7 +215,13 @@ describe('spool limits', () => {
     const second = await startBroker(spool)
     try {
       await drain(second.url, ledger, 'term-q', 50)
-      expect(ledger.check('g')).toMatchObject({ acknowledged: 50, lost: [], unexpected: [], duplicates: [], inversions: [] })
+      expect(ledger.check('g')).toMatchObject({
+        acknowledged: 50,
+        lost: [],
+        unexpected: [],
+        duplicates: [],
+        inversions: [],
+      })
     } finally {
       await second.process.kill()
     }

@@ -73,7 +73,9 @@ const rawJsonTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === JSONB_OID || oid === JSON_OID
       ? keepText
-      : (pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
+      : (pg.types.getTypeParser(oid, format ?? 'text') as (
+          value: string,
+        ) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
 }
 
 /** Like {@link runQuery}, but json/jsonb columns arrive as their JSON text (not parsed). */

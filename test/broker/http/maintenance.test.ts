@@ -43,7 +43,9 @@ describe('push-maintenance', () => {
     const on = await http(first, 'POST', '/api/v1/system/maintenance', { enabled: true })
     expect(on.status).toBe(200)
     expect(on.body).toMatchObject({ maintenanceMode: true, bufferHealthy: true })
-    expect(await waitFor(async () => (await http(second, 'GET', '/api/v1/system/maintenance')).body.maintenanceMode)).toBe(true)
+    expect(
+      await waitFor(async () => (await http(second, 'GET', '/api/v1/system/maintenance')).body.maintenanceMode),
+    ).toBe(true)
 
     const results = [
       ...(await pushMany(first, 'maint-q', 'p', 5, 2)),
@@ -54,10 +56,19 @@ describe('push-maintenance', () => {
     expect(results[0].transactionId).toBe(results[0].transaction_id)
     expect(await storedCount('maint-q')).toBe(2)
     const status = await http(first, 'GET', '/api/v1/system/maintenance')
-    expect(status.body).toMatchObject({ maintenanceMode: true, bufferedMessages: 5, bufferStats: { pendingCount: 5, dbHealthy: true } })
+    expect(status.body).toMatchObject({
+      maintenanceMode: true,
+      bufferedMessages: 5,
+      bufferStats: { pendingCount: 5, dbHealthy: true },
+    })
     // Transactions with pushes are refused while it is on.
-    const tx = await http(first, 'POST', '/api/v1/transaction', { operations: [{ type: 'push', queue: 'maint-q', payload: 1 }] })
-    expect(tx.body).toMatchObject({ success: false, error: 'push maintenance mode is on: transactional pushes are paused' })
+    const tx = await http(first, 'POST', '/api/v1/transaction', {
+      operations: [{ type: 'push', queue: 'maint-q', payload: 1 }],
+    })
+    expect(tx.body).toMatchObject({
+      success: false,
+      error: 'push maintenance mode is on: transactional pushes are paused',
+    })
 
     const off = await http(second, 'POST', '/api/v1/system/maintenance', { enabled: false })
     expect(off.body.maintenanceMode).toBe(false)
@@ -84,7 +95,9 @@ describe('pop-maintenance', () => {
     const held = await pop(first, 'pop-maint-q')
     const on = await http(first, 'POST', '/api/v1/system/maintenance/pop', { enabled: true })
     expect(on.body).toMatchObject({ popMaintenanceMode: true })
-    expect(await waitFor(async () => (await http(second, 'GET', '/api/v1/system/maintenance/pop')).body.popMaintenanceMode)).toBe(true)
+    expect(
+      await waitFor(async () => (await http(second, 'GET', '/api/v1/system/maintenance/pop')).body.popMaintenanceMode),
+    ).toBe(true)
 
     const immediate = await http(second, 'GET', '/api/v1/pop/queue/pop-maint-q')
     expect(immediate.status).toBe(204)
@@ -107,7 +120,15 @@ describe('GET /api/v1/status/buffers', () => {
   it('reports the spool of this broker', async () => {
     const response = await http(first, 'GET', '/api/v1/status/buffers')
     expect(response.status).toBe(200)
-    expect(Object.keys(response.body).sort()).toEqual(['bytes', 'dbHealthy', 'failed', 'pending', 'segments', 'state', 'worker'])
+    expect(Object.keys(response.body).sort()).toEqual([
+      'bytes',
+      'dbHealthy',
+      'failed',
+      'pending',
+      'segments',
+      'state',
+      'worker',
+    ])
     expect(response.body).toMatchObject({ pending: 0, failed: 0, dbHealthy: true, state: 'ok' })
   })
 

@@ -32,9 +32,19 @@ async function tempDir(): Promise<string> {
   return dir
 }
 
-async function openSpool(dir: string, overrides: Partial<{ maxBytes: number; eventsPerFile: number }> = {}): Promise<Spool> {
+async function openSpool(
+  dir: string,
+  overrides: Partial<{ maxBytes: number; eventsPerFile: number }> = {},
+): Promise<Spool> {
   const spool = await Spool.open(
-    { dir, serverId: 'test', eventsPerFile: overrides.eventsPerFile ?? 10_000, flushMs: 50, maxBytes: overrides.maxBytes ?? 0, maxRecordBytes: MAX_RECORD },
+    {
+      dir,
+      serverId: 'test',
+      eventsPerFile: overrides.eventsPerFile ?? 10_000,
+      flushMs: 50,
+      maxBytes: overrides.maxBytes ?? 0,
+      maxRecordBytes: MAX_RECORD,
+    },
     log,
   )
   spools.push(spool)
@@ -146,7 +156,10 @@ describe('spool', () => {
     const spool = await openSpool(dir)
     await spool.append(records('corrupt', 'p', 0, 30))
     await spool.sealActive()
-    const segmentFile = path.join(dir, (await readdir(dir)).find((name) => name.endsWith('.seg'))!)
+    const segmentFile = path.join(
+      dir,
+      (await readdir(dir)).find((name) => name.endsWith('.seg'))!,
+    )
     const buffer = await readFile(segmentFile)
     const victim = scanSegment(buffer, MAX_RECORD).records[12]!
     buffer[victim.offset + 12] = buffer[victim.offset + 12]! ^ 0x01
@@ -156,7 +169,9 @@ describe('spool', () => {
     expect(spool.counters.corrupt).toBe(1)
     const failed = await readdir(path.join(dir, 'failed'))
     const entries = scanSegment(await readFile(path.join(dir, 'failed', failed[0]!)), MAX_RECORD, 8, () => true)
-    expect((entries.records[0]!.record as unknown as { reason: string }).reason).toMatch(/^corrupt: crc mismatch at offset \d+ of /)
+    expect((entries.records[0]!.record as unknown as { reason: string }).reason).toMatch(
+      /^corrupt: crc mismatch at offset \d+ of /,
+    )
   })
 
   it('refuses records when the disk is full, leaving no torn bytes and nothing answered as stored', async () => {
@@ -204,7 +219,10 @@ describe('spool', () => {
 
   it('refuses a directory locked by another live broker', async () => {
     const dir = await tempDir()
-    await writeFile(path.join(dir, 'spool.lock'), JSON.stringify({ pid: process.ppid, serverId: 'other', host: hostname() }))
+    await writeFile(
+      path.join(dir, 'spool.lock'),
+      JSON.stringify({ pid: process.ppid, serverId: 'other', host: hostname() }),
+    )
     await expect(openSpool(dir)).rejects.toThrow(SpoolLockedError)
     await expect(openSpool(dir)).rejects.toThrow(/FILE_BUFFER_DIR=.* is locked by a running broker/)
   })
@@ -215,7 +233,8 @@ describe('spool', () => {
     for (let index = 0; index < 5; index++) await spool.append(records('rotate', 'p', index * 3, 3))
     const segments = (await readdir(dir)).filter((name) => name.endsWith('.seg'))
     expect(segments.length).toBeGreaterThanOrEqual(2)
-    for (const name of segments) expect((await readFile(path.join(dir, name))).subarray(0, 8).equals(SEGMENT_MAGIC)).toBe(true)
+    for (const name of segments)
+      expect((await readFile(path.join(dir, name))).subarray(0, 8).equals(SEGMENT_MAGIC)).toBe(true)
     await replayer(spool).runOnce()
     expect(await stored('rotate')).toEqual(Array.from({ length: 15 }, (_, n) => n))
   })
