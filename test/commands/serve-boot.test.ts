@@ -1,0 +1,126 @@
+/**
+ * `queenctl serve` at boot: three replicas booting at once against one empty database all come up (the
+ * schema is applied under the advisory lock), and the broker with its embedded PostgreSQL also runs as an
+ * unprivileged user (PostgreSQL then runs as that same user).
+ */
+import { spawn } from 'node:child_process'
+import { chown, mkdtemp, rm } from 'node:fs/promises'
+import { afterAll, describe, expect, it } from 'vitest'
+import { readPasswdUser } from '../../src/broker/db/system-users.js'
+import { http } from '../support/broker.js'
+import {
+  createEmptyDatabase,
+  dropDatabase,
+  pgEnv,
+  REPO_ROOT,
+  startCli,
+  type TestProcess,
+} from '../support/cli-harness.js'
+import { trackResource } from '../support/resources.js'
+
+const dirs: string[] = []
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(`/tmp/queenctl-${prefix}-`)
+  dirs.push(dir)
+  return dir
+}
+
+describe('serve at boot', () => {
+  it('brings up three replicas booting at once against one empty database', async () => {
+    const database = await createEmptyDatabase('serve_three')
+    const brokers: TestProcess[] = []
+    try {
+      for (let replica = 0; replica < 3; replica++) {
+        brokers.push(
+          startCli(['serve'], {
+            env: {
+              ...pgEnv(database),
+              PORT: '0',
+              HOST: '127.0.0.1',
+              QUEEN_SERVER_ID: `replica-${replica}`,
+              FILE_BUFFER_DIR: await tempDir(`spool-${replica}`),
+            },
+          }),
+        )
+      }
+      const urls = await Promise.all(
+        brokers.map(async (broker) => {
+          const match = await broker.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, 60_000)
+          return `http://${match[1]}:${match[2]}`
+        }),
+      )
+      // Exactly one applied the files; the others found them applied (under the lock).
+      const outputs = brokers.map((broker) => broker.output())
+      expect(outputs.filter((output) => /schema applied/.test(output))).toHaveLength(1)
+      expect(outputs.filter((output) => /schema up to date/.test(output))).toHaveLength(2)
+      for (const url of urls) {
+        const health = await http({ url }, 'GET', '/health')
+        expect(health.status).toBe(200)
+      }
+      // Any replica serves any request.
+      const pushed = await http({ url: urls[0]! }, 'POST', '/api/v1/push', {
+        items: [{ queue: 'three', payload: 'hi' }],
+      })
+      expect(pushed.body[0].status).toBe('queued')
+      const popped = await http({ url: urls[2]! }, 'GET', '/api/v1/pop/queue/three')
+      expect(popped.body.messages[0].data).toBe('hi')
+    } finally {
+      for (const broker of brokers) await broker.kill()
+      await dropDatabase(database)
+    }
+  })
+
+  it('runs as an unprivileged user with its embedded PostgreSQL running as that user', async (context) => {
+    const user = await readPasswdUser('postgres')
+    if (process.getuid?.() !== 0 || !user) {
+      // Not root: this whole suite already runs the embedded server as the current user.
+      context.skip()
+      return
+    }
+    const dataDir = await tempDir('nonroot-data')
+    const spool = await tempDir('nonroot-spool')
+    await chown(dataDir, user.uid, user.gid)
+    await chown(spool, user.uid, user.gid)
+    const child = spawn(process.execPath, ['bin/run.js', 'serve'], {
+      cwd: REPO_ROOT,
+      uid: user.uid,
+      gid: user.gid,
+      env: {
+        PATH: process.env.PATH,
+        HOME: '/tmp',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        QUEEN_DATA_DIR: dataDir,
+        FILE_BUFFER_DIR: spool,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const untrack = trackResource('non-root serve')
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    try {
+      const deadline = Date.now() + 60_000
+      let match: RegExpMatchArray | null = null
+      while (!match && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        match = /\blistening\b.*\bhttp=([\d.]+):(\d+)/.exec(output)
+      }
+      expect(match, output).not.toBeNull()
+      expect(output).toMatch(/database mode=embedded .*run_as="?current user"?/)
+      const url = `http://${match![1]}:${match![2]}`
+      const pushed = await http({ url }, 'POST', '/api/v1/push', { items: [{ queue: 'nonroot', payload: 1 }] })
+      expect(pushed.body[0].status).toBe('queued')
+      child.kill('SIGTERM')
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)))
+      expect(code).toBe(0)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      untrack()
+    }
+  })
+})
