@@ -20,7 +20,7 @@ CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue_id uuid, p_partition_id uu
                                               p_sub_mode text, p_sub_from timestamptz)
 RETURNS TABLE (kind text, partition_id uuid, partition_name text, message_id uuid, transaction_id text, trace_id uuid,
                payload jsonb, is_encrypted boolean, producer_sub text, created_at text, retry_count integer)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := clock_timestamp();
@@ -32,6 +32,7 @@ DECLARE
   v_skip_to bigint;
   v_delay_cutoff timestamptz;
   cand record;
+  candidates refcursor;
   c queen.consumers%ROWTYPE;
 BEGIN
   SELECT * INTO q FROM queen.queues WHERE id = p_queue_id;
@@ -57,17 +58,31 @@ BEGIN
   END IF;
 
   -- Candidates: partitions with a message above the group's cursor and no live lease, least recently
-  -- served first (never served first), ties by partition id.
-  FOR cand IN
-    SELECT p.id, p.name, p.newest_created_at, (c0.partition_id IS NOT NULL) AS has_row
-    FROM queen.partitions p
-    LEFT JOIN queen.consumers c0 ON c0.partition_id = p.id AND c0.consumer_group = p_group
-    WHERE p.queue_id = p_queue_id
-      AND (p_partition_id IS NULL OR p.id = p_partition_id)
-      AND p.next_position - 1 > coalesce(c0.cursor_position, 0)
-      AND (p_partition_id IS NOT NULL OR c0.lease_id IS NULL OR c0.lease_expires_at <= v_now)
-    ORDER BY c0.last_served_at ASC NULLS FIRST, p.id
+  -- served first (never served first), ties by partition id. Two separate statements rather than one
+  -- with "p_partition_id IS NULL OR ...", so each keeps one cached plan that fits it (the function runs
+  -- with plan_cache_mode = force_generic_plan; re-planning on every call cost more than the pop itself).
+  IF p_partition_id IS NULL THEN
+    OPEN candidates FOR
+      SELECT p.id, p.name, p.newest_created_at, (c0.partition_id IS NOT NULL) AS has_row
+      FROM queen.partitions p
+      LEFT JOIN queen.consumers c0
+        ON c0.partition_id = p.id AND c0.consumer_group = p_group AND c0.queue_id = p_queue_id
+      WHERE p.queue_id = p_queue_id
+        AND p.next_position - 1 > coalesce(c0.cursor_position, 0)
+        AND (c0.lease_id IS NULL OR c0.lease_expires_at <= v_now)
+      ORDER BY c0.last_served_at ASC NULLS FIRST, p.id;
+  ELSE
+    OPEN candidates FOR
+      SELECT p.id, p.name, p.newest_created_at, (c0.partition_id IS NOT NULL) AS has_row
+      FROM queen.partitions p
+      LEFT JOIN queen.consumers c0
+        ON c0.partition_id = p.id AND c0.consumer_group = p_group AND c0.queue_id = p_queue_id
+      WHERE p.id = p_partition_id AND p.queue_id = p_queue_id
+        AND p.next_position - 1 > coalesce(c0.cursor_position, 0);
+  END IF;
   LOOP
+    FETCH candidates INTO cand;
+    EXIT WHEN NOT FOUND;
     IF v_remaining <= 0 OR v_claimed >= p_max_partitions THEN
       -- Candidates are left: tell the caller another waiting consumer may find something.
       kind := 'more';
@@ -200,5 +215,6 @@ BEGIN
     v_remaining := v_remaining - v_count;
     v_claimed := v_claimed + 1;
   END LOOP;
+  CLOSE candidates;
 END;
 $fn$;

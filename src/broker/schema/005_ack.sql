@@ -47,11 +47,13 @@ DECLARE
   v_distinct_in_range bigint;
   v_matching bigint;
 BEGIN
-  PERFORM 1 FROM queen.consumers k
-  JOIN (SELECT DISTINCT x.pid, x.g FROM jsonb_to_recordset(p_items) AS x(pid uuid, g text)) w
-    ON k.partition_id = w.pid AND k.consumer_group = w.g
-  ORDER BY k.partition_id, k.consumer_group
-  FOR UPDATE OF k;
+  -- One index lookup per distinct key, in key order (a plain join is planned as a hash join over every
+  -- consumer row, since jsonb_to_recordset is always estimated at 100 rows).
+  PERFORM 1
+  FROM (SELECT DISTINCT x.pid, x.g FROM jsonb_to_recordset(p_items) AS x(pid uuid, g text) ORDER BY x.pid, x.g) w
+  CROSS JOIN LATERAL (
+    SELECT 1 FROM queen.consumers k WHERE k.partition_id = w.pid AND k.consumer_group = w.g FOR UPDATE
+  ) locked;
 
   -- Fast path, the common case of a consumer acking its whole batch as completed: when the items of one
   -- (partition, group, lease) are exactly the messages the live lease covers (no out-of-order state), the
