@@ -43,38 +43,31 @@ DECLARE
   o_already boolean;
   grp record;
   v_done integer[] := '{}';
-  v_in_range bigint;
-  v_distinct_in_range bigint;
-  v_matching bigint;
+  v_lease_txs text[];
 BEGIN
-  -- One index lookup per distinct key, in key order (a plain join is planned as a hash join over every
-  -- consumer row, since jsonb_to_recordset is always estimated at 100 rows).
-  PERFORM 1
-  FROM (SELECT DISTINCT x.pid, x.g FROM jsonb_to_recordset(p_items) AS x(pid uuid, g text) ORDER BY x.pid, x.g) w
-  CROSS JOIN LATERAL (
-    SELECT 1 FROM queen.consumers k WHERE k.partition_id = w.pid AND k.consumer_group = w.g FOR UPDATE
-  ) locked;
-
-  -- Fast path, the common case of a consumer acking its whole batch as completed: when the items of one
-  -- (partition, group, lease) are exactly the messages the live lease covers (no out-of-order state), the
-  -- cursor jumps to the end of the lease in one update. Anything else goes through the general loop below.
+  -- One pass over the items grouped by (partition, group, lease), in (partition, group) order. It locks
+  -- every consumer row the batch touches, in that order, before the general loop below changes anything,
+  -- and takes the fast path where it can: the common case of a consumer acking its whole batch as
+  -- completed. When the items of one (partition, group, lease) are exactly the messages the live lease
+  -- covers (no out-of-order state), the cursor jumps to the end of the lease in one update.
   FOR grp IN
-    SELECT x.pid, x.g, x.l, array_agg(x.i ORDER BY x.i) AS idxs, array_agg(x.tx) AS txs, count(*) AS n,
-           count(DISTINCT x.tx) AS distinct_n, bool_and(x.st = 'completed') AS all_completed
+    -- Sorted distinct transaction ids: the items qualify when they are distinct and equal, as a sorted
+    -- list, to the transaction ids of the lease's messages (so those are distinct too).
+    SELECT x.pid, x.g, x.l, array_agg(x.i ORDER BY x.i) AS idxs, array_agg(DISTINCT x.tx ORDER BY x.tx) AS txs,
+           count(*) AS n, bool_and(x.st = 'completed') AS all_completed
     FROM jsonb_to_recordset(p_items) AS x(i integer, pid uuid, tx text, g text, l uuid, st text)
     GROUP BY x.pid, x.g, x.l
+    ORDER BY x.pid, x.g, x.l
   LOOP
-    CONTINUE WHEN grp.l IS NULL OR NOT grp.all_completed OR grp.n <> grp.distinct_n;
-    SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = grp.pid AND k.consumer_group = grp.g;
+    SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = grp.pid AND k.consumer_group = grp.g FOR UPDATE;
+    CONTINUE WHEN grp.l IS NULL OR NOT grp.all_completed OR cardinality(grp.txs) <> grp.n;
     CONTINUE WHEN NOT FOUND OR c.lease_id IS DISTINCT FROM grp.l OR c.lease_expires_at <= v_now;
     CONTINUE WHEN EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = grp.pid
                           AND s.consumer_group = grp.g AND s.position > c.cursor_position);
-    SELECT count(*), count(DISTINCT m.transaction_id),
-           count(DISTINCT m.transaction_id) FILTER (WHERE m.transaction_id = ANY (grp.txs))
-    INTO v_in_range, v_distinct_in_range, v_matching
+    SELECT array_agg(m.transaction_id ORDER BY m.transaction_id) INTO v_lease_txs
     FROM queen.messages m
     WHERE m.partition_id = grp.pid AND m.position > c.cursor_position AND m.position <= c.lease_to;
-    CONTINUE WHEN v_in_range <> grp.n OR v_distinct_in_range <> grp.n OR v_matching <> grp.n;
+    CONTINUE WHEN v_lease_txs IS DISTINCT FROM grp.txs;
 
     UPDATE queen.consumers k
     SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,

@@ -54,4 +54,74 @@ describe('sql functions', () => {
     const c = await client.query('SELECT cursor_position, lease_id FROM queen.consumers')
     expect(c.rows[0]).toEqual({ cursor_position: '2', lease_id: null })
   })
+
+  // The ack of a whole lease takes a one-update fast path; these are the cases it must leave to the
+  // per-item rules.
+  async function leaseOf(queue: string, partition: string, txs: string[]) {
+    await push(txs.map((tx, i) => ({ i, q: queue, p: partition, id: randomUUID(), tx, pl: { tx } })))
+    const q = await client.query('SELECT id FROM queen.queues WHERE name = $1', [queue])
+    const lease = randomUUID()
+    const popped = await client.query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
+      q.rows[0].id,
+      '__QUEUE_MODE__',
+      lease,
+    ])
+    expect(popped.rows.map((r) => r.transaction_id)).toEqual(txs)
+    return { lease, pid: popped.rows[0].partition_id as string }
+  }
+  async function ack(items: { pid: string; tx: string; l: string }[]) {
+    const r = await client.query('SELECT * FROM queen.ack_messages($1::jsonb)', [
+      JSON.stringify(items.map((x, i) => ({ i, ...x, g: '__QUEUE_MODE__', st: 'completed' }))),
+    ])
+    return [...r.rows].sort((a, b) => a.idx - b.idx).map((r) => [r.success, r.already_acked, r.lease_released, r.error])
+  }
+  async function consumerOf(pid: string) {
+    const c = await client.query('SELECT cursor_position, lease_id FROM queen.consumers WHERE partition_id = $1', [pid])
+    return c.rows[0]
+  }
+
+  it('an ack naming an unknown message beside leased ones settles only the leased ones and keeps the lease', async () => {
+    const { lease, pid } = await leaseOf('fast-unknown', 'A', ['a', 'b', 'c'])
+    expect(
+      await ack([
+        { pid, tx: 'a', l: lease },
+        { pid, tx: 'b', l: lease },
+        { pid, tx: 'zz', l: lease },
+      ]),
+    ).toEqual([
+      [true, false, false, null],
+      [true, false, false, null],
+      [false, false, null, 'Message not found'],
+    ])
+    expect(await consumerOf(pid)).toEqual({ cursor_position: '2', lease_id: lease })
+  })
+
+  it('an ack naming one message twice settles it once and leaves the lease on the other message', async () => {
+    const { lease, pid } = await leaseOf('fast-twice', 'A', ['a', 'b'])
+    const answers = await ack([
+      { pid, tx: 'a', l: lease },
+      { pid, tx: 'a', l: lease },
+    ])
+    expect(answers[0]).toEqual([true, false, false, null])
+    expect(answers[1].slice(0, 2)).toEqual([true, true])
+    expect(await consumerOf(pid)).toEqual({ cursor_position: '1', lease_id: lease })
+  })
+
+  it('one batch acking two whole leases answers every item in request order and releases both', async () => {
+    const first = await leaseOf('fast-two', 'A', ['a1', 'a2'])
+    const second = await leaseOf('fast-two-b', 'B', ['b1'])
+    expect(
+      await ack([
+        { pid: second.pid, tx: 'b1', l: second.lease },
+        { pid: first.pid, tx: 'a2', l: first.lease },
+        { pid: first.pid, tx: 'a1', l: first.lease },
+      ]),
+    ).toEqual([
+      [true, false, true, null],
+      [true, false, false, null],
+      [true, false, true, null],
+    ])
+    expect(await consumerOf(first.pid)).toEqual({ cursor_position: '2', lease_id: null })
+    expect(await consumerOf(second.pid)).toEqual({ cursor_position: '1', lease_id: null })
+  })
 })
