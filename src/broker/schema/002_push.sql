@@ -189,10 +189,12 @@ END;
 $fn$;
 
 -- The fast path of a push batch: every queue and partition already exists and no queue has a cap (the
--- steady state). Two statements: lock the partitions (canonical order), then decide, insert, advance the
--- partitions and answer in one statement; payloads are read once, straight from the argument. The lock
--- comes first and alone, so the second statement's snapshot sees every message committed before it (the
--- dedup check of concurrent duplicates relies on it). Same rules and result as the general path.
+-- steady state). Two statements: lock the partitions (canonical order), reading what the batch needs of
+-- them and their queues once per distinct (queue, partition); then decide, insert, advance the partitions
+-- and answer in one statement; payloads are read once, straight from the argument. The lock comes first
+-- and alone, so the second statement's snapshot sees every message committed before it (the dedup check
+-- of concurrent duplicates relies on it); a locked row is read in its newest version, so next_position is
+-- current. Same rules and result as the general path.
 CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
 RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
 LANGUAGE plpgsql AS $fn$
@@ -202,26 +204,46 @@ DECLARE
   v_wanted integer;
   v_locked integer;
   v_capped boolean;
+  -- One element per distinct (queue, partition) of the batch.
+  k_queue text[];
+  k_partition text[];
+  k_partition_id uuid[];
+  k_next_position bigint[];
+  k_newest_created_at timestamptz[];
+  k_encryption boolean[];
+  k_dedup_window integer[];
 BEGIN
-  SELECT (SELECT count(*) FROM (SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)) k),
-         count(*), coalesce(bool_or(l.capped), false)
-  INTO v_wanted, v_locked, v_capped
+  SELECT count(*), count(l.partition_id), coalesce(bool_or(l.capped), false),
+         array_agg(l.q), array_agg(l.p), array_agg(l.partition_id), array_agg(l.next_position),
+         array_agg(l.newest_created_at), array_agg(l.encryption_enabled), array_agg(l.dedup_window_seconds)
+  INTO v_wanted, v_locked, v_capped, k_queue, k_partition, k_partition_id, k_next_position, k_newest_created_at,
+       k_encryption, k_dedup_window
   FROM (
-    SELECT NOT p_replay AND (qq.max_size > 0 OR qq.max_partitions > 0) AS capped
-    FROM queen.partitions pp
-    JOIN queen.queues qq ON qq.id = pp.queue_id
-    WHERE pp.id IN (
-      -- One index lookup per distinct (queue, partition); the LIMIT keeps the planner from turning this
-      -- into a hash join over every partition (jsonb_to_recordset is always estimated at 100 rows).
-      SELECT found.id
-      FROM (SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)) k
+    -- Lookups by index, once per distinct queue and once per distinct (queue, partition), the partitions
+    -- locked in key order (plain joins would be planned as hash joins over every queue and partition:
+    -- jsonb_to_recordset is always estimated at 100 rows).
+    WITH keys AS MATERIALIZED (
+      SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)
+    ), queues AS MATERIALIZED (
+      SELECT found_queue.*
+      FROM (SELECT DISTINCT k.q FROM keys k) dq
       CROSS JOIN LATERAL (
-        SELECT p2.id FROM queen.queues q2 JOIN queen.partitions p2 ON p2.queue_id = q2.id
-        WHERE q2.tenant = p_tenant AND q2.name = k.q AND p2.name = k.p LIMIT 1
-      ) found
+        SELECT q2.id, q2.name, q2.encryption_enabled, q2.dedup_window_seconds,
+               NOT p_replay AND (q2.max_size > 0 OR q2.max_partitions > 0) AS capped
+        FROM queen.queues q2 WHERE q2.tenant = p_tenant AND q2.name = dq.q LIMIT 1
+      ) found_queue
     )
-    ORDER BY qq.name, pp.name
-    FOR UPDATE OF pp
+    SELECT kq.q, kq.p, kq.encryption_enabled, kq.dedup_window_seconds, kq.capped, found.*
+    FROM (SELECT k.q, k.p, qs.id AS queue_id, qs.encryption_enabled, qs.dedup_window_seconds, qs.capped
+          FROM keys k LEFT JOIN queues qs ON qs.name = k.q
+          ORDER BY k.q, k.p) kq
+    LEFT JOIN LATERAL (
+      SELECT p2.id AS partition_id, p2.next_position, p2.newest_created_at
+      FROM queen.partitions p2
+      WHERE p2.queue_id = kq.queue_id AND p2.name = kq.p
+      LIMIT 1
+      FOR UPDATE
+    ) found ON true
   ) l;
 
   IF v_locked < v_wanted OR v_capped THEN
@@ -232,19 +254,14 @@ BEGIN
   RETURN QUERY
   WITH items AS (
     SELECT x.i, x.id, x.tx, coalesce(x.gen, false) AS gen, x.tr, x.sub, coalesce(x.enc, false) AS enc,
-           coalesce(x.acc, v_now) AS acc, pp.id AS partition_id, pp.next_position, pp.newest_created_at,
-           qq.encryption_enabled, qq.dedup_window_seconds
+           coalesce(x.acc, v_now) AS acc, k.partition_id, k.next_position, k.newest_created_at,
+           k.encryption_enabled, k.dedup_window_seconds
     FROM jsonb_to_recordset(p_items)
          AS x(i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, enc boolean, acc timestamptz)
-    -- Index lookups per item (the LIMIT fences keep them from becoming hash joins over every partition).
-    CROSS JOIN LATERAL (
-      SELECT q2.id, q2.encryption_enabled, q2.dedup_window_seconds FROM queen.queues q2
-      WHERE q2.tenant = p_tenant AND q2.name = x.q LIMIT 1
-    ) qq
-    CROSS JOIN LATERAL (
-      SELECT p2.id, p2.next_position, p2.newest_created_at FROM queen.partitions p2
-      WHERE p2.queue_id = qq.id AND p2.name = x.p LIMIT 1
-    ) pp
+    JOIN unnest(k_queue, k_partition, k_partition_id, k_next_position, k_newest_created_at, k_encryption,
+                k_dedup_window)
+         AS k(q, p, partition_id, next_position, newest_created_at, encryption_enabled, dedup_window_seconds)
+      ON k.q = x.q AND k.p = x.p
   ), meta AS (
     SELECT it.*, first_value(it.id) OVER (PARTITION BY it.partition_id, it.tx ORDER BY it.i) AS first_id FROM items it
   ), decided AS (
