@@ -211,6 +211,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       stateRefreshMs: config.jobs.stateRefreshMs,
       poolSize: config.pg.poolSize,
       encryptionKeyConfigured: config.encryptionKey !== undefined,
+      encryptionKey: config.encryptionKey,
       popWait: config.popWait,
       testHooks: config.testHooks,
       statsIntervalMs: config.jobs.statsIntervalMs,

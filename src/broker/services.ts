@@ -18,6 +18,9 @@ import { MaintenanceFlags } from './engine/maintenance.js'
 import { PushRouter } from './engine/push-router.js'
 import type { Spool } from './spool/spool.js'
 import type { HintChannel } from './db/hint-channel.js'
+import { PayloadCipher } from './crypto/payload-cipher.js'
+import { PopDecryption } from './crypto/pop-decryption.js'
+import { PushEncryption } from './crypto/push-encryption.js'
 
 /** The configuration the request path reads (a view of BrokerConfig). */
 export interface ServicesConfig {
@@ -32,7 +35,10 @@ export interface ServicesConfig {
   defaultSubscriptionMode: 'all' | 'new'
   stateRefreshMs: number
   poolSize: number
+  /** True when `encryptionKey` is set: configure may then enable encryption on a queue. */
   encryptionKeyConfigured: boolean
+  /** QUEEN_ENCRYPTION_KEY (64 hex characters, validated at boot); absent = no encryption (semantics.md 9). */
+  encryptionKey?: string
   popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }
   /** Push lanes (parallel batches over disjoint partitions); default 4. */
   pushLanes?: number
@@ -76,6 +82,8 @@ export interface BrokerServices {
   dbHealth?: DbHealth
   /** Hints to and from other replicas through PostgreSQL notifications. */
   hints?: HintChannel
+  /** The payload cipher (QUEEN_ENCRYPTION_KEY); absent without a key. */
+  cipher?: PayloadCipher
   state: { phase: BrokerPhase; startedAt: number }
   /** Wakes parked pops of a queue (or partition) here and, through the hint channel, on every replica. */
   wake: (tenant: string, queue: string, partition: string | null) => void
@@ -106,15 +114,13 @@ export function createServices(
   // One batch in flight per push lane; measured on 2 cores, 4 lanes beat both 2 and 8 (perf.md: about 4
   // concurrent statements is the sweet spot), and never more than a quarter of the pool.
   const pushLanes = Math.max(1, Math.min(config.pushLanes ?? 4, Math.floor(config.poolSize / 4)))
+  const cipher = config.encryptionKey === undefined ? undefined : new PayloadCipher(config.encryptionKey)
+  const encryption = new PushEncryption(registry, cipher, () => events.emit('encryptionFailed', 'encrypt', 1))
   const push = new PushEngine(
     pool,
     registry,
     wakeListener,
-    {
-      lanes: pushLanes,
-      maxBatchItems: config.maxBatchItems,
-      encryptionKeyConfigured: config.encryptionKeyConfigured,
-    },
+    { lanes: pushLanes, maxBatchItems: config.maxBatchItems, encryption },
     events,
   )
   const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
@@ -126,7 +132,7 @@ export function createServices(
     spool: options.spool,
     dbHealth: options.dbHealth,
     maintenance,
-    encryptionKeyConfigured: config.encryptionKeyConfigured,
+    encryption,
   })
   const state = { phase: 'starting' as BrokerPhase, startedAt: Date.now() }
   const observability = createObservability({
@@ -162,7 +168,7 @@ export function createServices(
     waiters,
     push,
     ack,
-    pop: new PopEngine(pool, registry, waiters, events),
+    pop: new PopEngine(pool, registry, waiters, events, new PopDecryption(pool, cipher, events, reportError)),
     transactions: new TransactionEngine(pool, push, ack, wakeListener, {
       pushMaintenance: () => maintenance.push,
       partitionHasSpooled: (tenant, queue, partition) => ingest.partitionHasSpooled(tenant, queue, partition),
@@ -174,6 +180,7 @@ export function createServices(
     spool: options.spool,
     dbHealth: options.dbHealth,
     hints: options.hints,
+    cipher,
     observability,
     state,
     wake,

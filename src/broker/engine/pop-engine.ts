@@ -11,6 +11,7 @@ import { describeDbFailure } from '../db/pg-errors.js'
 import { NAMESPACE_WAIT_PREFIX, type PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
+import { isKeyUnavailableError, keyUnavailableBody, type PopDecryption } from '../crypto/pop-decryption.js'
 
 /** A validated pop request. */
 export interface PopRequest {
@@ -87,12 +88,20 @@ export class PopEngine {
   private readonly registry: QueueRegistry
   private readonly waiters: PopWaiters
   private readonly events: BrokerEvents
+  private readonly decryption: PopDecryption | undefined
 
-  constructor(pool: pg.Pool, registry: QueueRegistry, waiters: PopWaiters, events: BrokerEvents) {
+  constructor(
+    pool: pg.Pool,
+    registry: QueueRegistry,
+    waiters: PopWaiters,
+    events: BrokerEvents,
+    decryption?: PopDecryption,
+  ) {
     this.pool = pool
     this.registry = registry
     this.waiters = waiters
     this.events = events
+    this.decryption = decryption
   }
 
   /** Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. */
@@ -147,8 +156,10 @@ export class PopEngine {
   }
 
   private async attempt(request: PopRequest, leaseId: string): Promise<Attempt> {
-    const rows: (PopRow & { queue: string })[] = []
+    let rows: (PopRow & { queue: string })[] = []
     let more = false
+    // A queue whose encrypted payloads this broker cannot decrypt: its pop statement failed and left nothing.
+    let keyUnavailable: string | undefined
     try {
       const targets = await this.targets(request)
       if (!Array.isArray(targets)) return targets
@@ -157,17 +168,25 @@ export class PopEngine {
       // Namespace/task pops visit queues by priority, then least recently served (semantics.md 4.9).
       for (const target of targets) {
         if (batch <= 0 || partitions <= 0) break
-        const found = await runQueryRawJson<PopRow>(this.pool, 'messagePop', [
-          target.queueId,
-          target.partitionId,
-          request.group,
-          batch,
-          partitions,
-          leaseId,
-          request.autoAck,
-          request.subscriptionMode,
-          request.subscriptionFrom,
-        ])
+        let found: PopRow[]
+        try {
+          found = await runQueryRawJson<PopRow>(this.pool, 'messagePop', [
+            target.queueId,
+            target.partitionId,
+            request.group,
+            batch,
+            partitions,
+            leaseId,
+            request.autoAck,
+            request.subscriptionMode,
+            request.subscriptionFrom,
+            this.decryption?.keyId ?? null,
+          ])
+        } catch (error) {
+          if (!isKeyUnavailableError(error)) throw error
+          keyUnavailable ??= target.queue
+          continue
+        }
         const messages = found.filter((row) => row.kind === 'message')
         if (found.some((row) => row.kind === 'more')) more = true
         if (messages.length === 0 && found[0] && request.partition !== null) {
@@ -180,12 +199,23 @@ export class PopEngine {
       }
       // Queues left unvisited (namespace pops) may hold messages for the next consumer.
       if (targets.length > 1) more = true
+      if (this.decryption) {
+        const opened = await this.decryption.open(request.tenant, request.group, rows)
+        if ('keyUnavailable' in opened) {
+          if (!request.autoAck) await this.releaseLease(leaseId)
+          return { kind: 'final', answer: { body: keyUnavailableBody(opened.keyUnavailable) } }
+        }
+        rows = opened.rows
+      }
     } catch (error) {
       // Data-plane rule: a database failure is a 200 with success:false, never a 5xx (http-api.md 2.6).
       return { kind: 'final', answer: { body: { success: false, error: describeDbFailure(error), messages: [] } } }
     }
 
     const first = rows[0]
+    if (!first && keyUnavailable !== undefined) {
+      return { kind: 'final', answer: { body: keyUnavailableBody(keyUnavailable) } }
+    }
     if (!first) {
       return {
         kind: 'nothing',

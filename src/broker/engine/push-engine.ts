@@ -13,6 +13,7 @@ import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '../db/pg-errors.js'
 import type { PushItemInput } from '../http/validation/push-body.js'
+import type { PushEncryption } from '../crypto/push-encryption.js'
 import { MicroBatcher } from './micro-batcher.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
@@ -22,6 +23,8 @@ import type { SpoolRecord } from '../spool/record-format.js'
 export interface PushItem extends PushItemInput {
   /** JWT `sub` of the producer, or null without auth. */
   producerSub: string | null
+  /** Set by the encryption step: `payload` is the ciphertext object of an encrypted queue (semantics.md 9). */
+  encrypted?: boolean
 }
 
 /** The outcome of one item, in request order. */
@@ -74,7 +77,12 @@ export interface PushListener {
   messagesStored(tenant: string, queue: string, partition: string): void
 }
 
-const ENCRYPTION_UNAVAILABLE = 'encryption unavailable: QUEEN_ENCRYPTION_KEY is not configured'
+/** Engine settings; `encryption` decides and applies payload encryption per item. */
+export interface PushEngineOptions {
+  lanes: number
+  maxBatchItems: number
+  encryption: PushEncryption
+}
 
 /** Pushes messages with group commit. */
 export class PushEngine {
@@ -83,14 +91,14 @@ export class PushEngine {
   private readonly pool: pg.Pool
   private readonly registry: QueueRegistry
   private readonly listener: PushListener
-  private readonly options: { lanes: number; maxBatchItems: number; encryptionKeyConfigured: boolean }
+  private readonly options: PushEngineOptions
   private readonly events: BrokerEvents
 
   constructor(
     pool: pg.Pool,
     registry: QueueRegistry,
     listener: PushListener,
-    options: { lanes: number; maxBatchItems: number; encryptionKeyConfigured: boolean },
+    options: PushEngineOptions,
     events: BrokerEvents,
   ) {
     this.pool = pool
@@ -132,11 +140,7 @@ export class PushEngine {
   /** Stores the items of one request; resolves with one outcome per item, in order. */
   async push(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     if (items.length === 0) return []
-    const outcomes = await this.submitByLane(tenant, items)
-    const retry = outcomes.flatMap((outcome, index) =>
-      outcome.status === 'failed' && outcome.error === 'encryption_mismatch' ? [index] : [],
-    )
-    if (retry.length > 0) await this.retryEncryptionMismatches(tenant, items, outcomes, retry)
+    const outcomes = await this.encryptAndStore(tenant, items, (ready) => this.submitByLane(tenant, ready))
     for (const outcome of outcomes) {
       if (outcome.status === 'queued') this.listener.messagesStored(tenant, outcome.queue, outcome.partition)
     }
@@ -144,46 +148,105 @@ export class PushEngine {
     return outcomes
   }
 
-  /** A stale cache let an item through with the wrong encryption state: refresh and redo it once. */
-  private async retryEncryptionMismatches(
+  /**
+   * Encrypts what must be encrypted (semantics.md 3.6), stores the items through `submit`, and redoes once
+   * the items the push statement refused with `encryption_mismatch` (a stale cached setting): the queue is
+   * read again and the items prepared again from their original payloads. `db`: the caller's transaction.
+   */
+  private async encryptAndStore(
     tenant: string,
     items: PushItem[],
-    outcomes: PushOutcome[],
+    submit: (ready: PushItem[]) => Promise<PushOutcome[]>,
+    db?: pg.ClientBase,
+  ): Promise<PushOutcome[]> {
+    const outcomes = new Array<PushOutcome>(items.length)
+    const all = items.map((_item, index) => index)
+    await this.prepareAndSubmit(tenant, items, all, outcomes, submit, db)
+    const retry = all.filter((index) => {
+      const outcome = outcomes[index]!
+      return outcome.status === 'failed' && outcome.error === 'encryption_mismatch'
+    })
+    if (retry.length === 0) return outcomes
+    for (const queue of new Set(retry.map((index) => items[index]!.queue))) {
+      if (db) this.registry.invalidate(tenant, queue)
+      // Not read again: the item keeps its mismatch and is answered "retry" below.
+      else await this.registry.load(tenant, queue).catch(() => undefined)
+    }
+    await this.prepareAndSubmit(tenant, items, retry, outcomes, submit, db)
+    for (const index of retry) {
+      const outcome = outcomes[index]!
+      if (outcome.status === 'failed' && outcome.error === 'encryption_mismatch') {
+        outcomes[index] = { ...outcome, error: 'queue encryption setting changed during the push; retry' }
+      }
+    }
+    return outcomes
+  }
+
+  private async prepareAndSubmit(
+    tenant: string,
+    items: PushItem[],
     indexes: number[],
+    outcomes: PushOutcome[],
+    submit: (ready: PushItem[]) => Promise<PushOutcome[]>,
+    db: pg.ClientBase | undefined,
   ): Promise<void> {
-    for (const queue of new Set(indexes.map((index) => items[index]!.queue))) await this.registry.load(tenant, queue)
-    const again = indexes.map((index) => items[index]!)
-    const redone = await this.submitByLane(tenant, again)
-    indexes.forEach((index, position) => {
-      const outcome = redone[position]!
-      outcomes[index] =
-        outcome.status === 'failed' && outcome.error === 'encryption_mismatch'
-          ? { ...outcome, error: 'queue encryption setting changed during the push; retry' }
-          : outcome
+    const prepared = await this.options.encryption.prepare(
+      tenant,
+      indexes.map((index) => items[index]!),
+      db,
+    )
+    const ready: PushItem[] = []
+    const origin: number[] = []
+    prepared.forEach((entry, position) => {
+      const index = indexes[position]!
+      if ('error' in entry) {
+        outcomes[index] = failed(items[index]!, entry.error)
+      } else {
+        ready.push(entry.item)
+        origin.push(index)
+      }
+    })
+    if (ready.length === 0) return
+    const results = await submit(ready)
+    origin.forEach((index, position) => {
+      outcomes[index] = results[position]!
     })
   }
 
   /**
    * Stores spooled records (replay mode: original transaction ids and acceptance times, caps not applied).
-   * Throws on any failure, including a per-item refusal, so the replayer isolates and quarantines it.
+   * Throws on any failure, including a per-item refusal, so the replayer isolates and quarantines it. Each
+   * payload is stored in the form its queue's current setting requires (PushEncryption.forReplay):
+   * ciphertext as spooled, never encrypted twice, and never clear text for an encrypted queue.
    */
   async replay(tenant: string, records: SpoolRecord[]): Promise<void> {
-    const wire = records.map((record, index) => ({
-      i: index,
-      q: record.queue,
-      p: record.partition,
-      id: uuidv7(),
-      tx: record.transactionId,
-      gen: false,
-      tr: record.traceId,
-      sub: record.producerSub,
-      pl: record.payload,
-      enc: record.encrypted,
-      acc: new Date(record.acceptedAt).toISOString(),
-    }))
-    const rows = await retryOnConflict(() =>
-      runQuery<PushRow>(this.pool, 'messagePush', [tenant, JSON.stringify(wire), true]),
-    )
+    const encryption = this.options.encryption
+    const queues = [...new Set(records.map((record) => record.queue))]
+    const rows = await retryOnConflict(async () => {
+      const settings = await runQuery<{ name: string; encryption_enabled: boolean }>(
+        this.pool,
+        'queueEncryptionSettings',
+        [tenant, queues],
+      )
+      const encrypted = new Set(settings.filter((row) => row.encryption_enabled).map((row) => row.name))
+      const wire = records.map((record, index) => {
+        const stored = encryption.forReplay(tenant, record, encrypted.has(record.queue))
+        return {
+          i: index,
+          q: record.queue,
+          p: record.partition,
+          id: uuidv7(),
+          tx: record.transactionId,
+          gen: false,
+          tr: record.traceId,
+          sub: record.producerSub,
+          pl: stored.payload,
+          enc: stored.encrypted,
+          acc: new Date(record.acceptedAt).toISOString(),
+        }
+      })
+      return runQuery<PushRow>(this.pool, 'messagePush', [tenant, JSON.stringify(wire), true])
+    })
     const refused = rows.find((row) => row.status === 'failed')
     if (refused) throw new Error(`replay refused: ${refused.error ?? 'unknown reason'}`)
     rows.forEach((row) => {
@@ -260,8 +323,12 @@ export class PushEngine {
    * wakes waiters after its commit.
    */
   async pushInTransaction(client: pg.ClientBase, tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
-    const [outcomes] = await this.store([{ tenant, items }], client)
-    return outcomes!
+    return this.encryptAndStore(
+      tenant,
+      items,
+      async (ready) => (await this.store([{ tenant, items: ready }], client))[0]!,
+      client,
+    )
   }
 
   private async store(requests: PushRequest[], db: pg.Pool | pg.ClientBase = this.pool): Promise<PushOutcome[][]> {
@@ -271,11 +338,6 @@ export class PushEngine {
     const origin: { request: number; item: number }[] = []
     requests.forEach((request, requestIndex) => {
       request.items.forEach((item, itemIndex) => {
-        const cached = this.registry.peek(tenant, item.queue)
-        if (cached?.encryptionEnabled && !this.options.encryptionKeyConfigured) {
-          outcomes[requestIndex]![itemIndex] = failed(item, ENCRYPTION_UNAVAILABLE)
-          return
-        }
         origin.push({ request: requestIndex, item: itemIndex })
         wire.push({
           i: wire.length,
@@ -287,7 +349,7 @@ export class PushEngine {
           tr: item.traceId,
           sub: item.producerSub,
           pl: item.payload,
-          enc: false,
+          enc: item.encrypted === true,
         })
       })
     })

@@ -8,6 +8,7 @@ import { DatabaseUnavailableError } from '../db/pg-errors.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 import type { SpoolRecord } from '../spool/record-format.js'
 import { SpoolUnavailableError, type Spool } from '../spool/spool.js'
+import type { PushEncryption } from '../crypto/push-encryption.js'
 import type { DbHealth } from './db-health.js'
 import type { MaintenanceFlags } from './maintenance.js'
 import type { PushEngine, PushItem, PushOutcome } from './push-engine.js'
@@ -26,10 +27,9 @@ export interface PushRouterParts {
   spool?: Spool
   dbHealth?: DbHealth
   maintenance?: MaintenanceFlags
-  encryptionKeyConfigured: boolean
+  /** What a spooled item holds: ciphertext for encrypted queues, encrypted before it touches the disk. */
+  encryption: PushEncryption
 }
-
-const ENCRYPTION_UNAVAILABLE = 'encryption unavailable: QUEEN_ENCRYPTION_KEY is not configured'
 
 /** Routes pushes between PostgreSQL and the spool. */
 export class PushRouter {
@@ -101,14 +101,17 @@ export class PushRouter {
     outcomes: PushOutcome[],
   ): Promise<void> {
     if (indexes.length === 0) return
-    const { spool, registry } = this.parts
+    const { spool, encryption } = this.parts
     const accepted: number[] = []
+    const stored = new Map<number, { encrypted: boolean; payload: unknown }>()
     for (const index of indexes) {
       const item = items[index]!
-      // Plaintext never reaches the disk for an encrypted queue (semantics.md 9.3).
-      if (registry.peek(tenant, item.queue)?.encryptionEnabled && !this.parts.encryptionKeyConfigured) {
-        outcomes[index] = { ...base(item), status: 'failed', error: ENCRYPTION_UNAVAILABLE }
+      // Plaintext never reaches the disk for an encrypted queue (semantics.md 9.3, PushEncryption.forSpool).
+      const decided = encryption.forSpool(tenant, item)
+      if ('error' in decided) {
+        outcomes[index] = { ...base(item), status: 'failed', error: decided.error }
       } else {
+        stored.set(index, decided)
         accepted.push(index)
       }
     }
@@ -119,6 +122,7 @@ export class PushRouter {
       const acceptedAt = Date.now()
       const records: SpoolRecord[] = accepted.map((index) => {
         const item = items[index]!
+        const { encrypted, payload } = stored.get(index)!
         return {
           v: 1,
           tenant,
@@ -129,8 +133,8 @@ export class PushRouter {
           producerSub: item.producerSub,
           acceptedAt,
           requestId: context.requestId,
-          encrypted: false,
-          payload: item.payload,
+          encrypted,
+          payload,
         }
       })
       try {

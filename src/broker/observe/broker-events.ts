@@ -21,6 +21,8 @@ export interface BrokerEventHandlers {
   failed(tenant: string, queue: string, cause: FailureCause, count: number): void
   /** `count` messages of one queue were dead-lettered. */
   deadLettered(tenant: string, queue: string, count: number): void
+  /** `count` payloads could not be encrypted (push) or decrypted (pop: tampered or corrupted ciphertext). */
+  encryptionFailed(op: 'encrypt' | 'decrypt', count: number): void
   /** An HTTP request finished (long-poll parking excluded from `durationMs`). */
   request(route: string, method: string, status: number, durationMs: number): void
 }

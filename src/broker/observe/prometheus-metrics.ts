@@ -86,6 +86,7 @@ export class BrokerMetrics {
   private readonly acked: Counter
   private readonly failures: Counter
   private readonly deadLettered: Counter
+  private readonly encryptionFailures: Counter
 
   constructor(options: PrometheusOptions) {
     this.labels = new QueueLabels(options.maxQueues)
@@ -117,6 +118,12 @@ export class BrokerMetrics {
     this.acked = counter('queen_messages_acked_total', 'Acks applied, by status.', [...queueLabels, 'status'])
     this.failures = counter('queen_message_failures_total', 'Delivery failures counted.', [...queueLabels, 'cause'])
     this.deadLettered = counter('queen_messages_dead_lettered_total', 'Messages dead-lettered.', queueLabels)
+    this.encryptionFailures = counter(
+      'queen_encryption_failures_total',
+      'Payloads that could not be encrypted (push) or decrypted (pop: authentication failed).',
+      ['op'],
+    )
+    for (const op of ['encrypt', 'decrypt']) this.encryptionFailures.inc({ op }, 0)
     const parked = gauge('queen_pop_parked', 'Long-poll pops parked on this broker.', [], () =>
       parked.set(options.waiters.parked),
     )
@@ -158,6 +165,7 @@ export class BrokerMetrics {
       acked: (tenant, queue, status, count) => this.acked.inc({ ...this.queue(tenant, queue), status }, count),
       failed: (tenant, queue, cause, count) => this.failures.inc({ ...this.queue(tenant, queue), cause }, count),
       deadLettered: (tenant, queue, count) => this.deadLettered.inc(this.queue(tenant, queue), count),
+      encryptionFailed: (op, count) => this.encryptionFailures.inc({ op }, count),
       request: (route, method, status, durationMs) => {
         this.httpRequests.inc({ route, method, status: String(status) })
         this.httpDuration.observe({ route }, durationMs / 1000)

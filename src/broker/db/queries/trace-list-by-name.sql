@@ -1,5 +1,6 @@
 -- GET /api/v1/traces/by-name/:traceName: the trace events carrying one name, newest first, with their
--- message's queue, partition and payload (as stored; NULL once the message is gone), and the total.
+-- message's queue, partition and payload (as stored, with its is_encrypted flag; NULL once the message is
+-- gone), and the total.
 -- $1 tenant, $2 trace name, $3 limit, $4 offset.
 WITH named AS (
   SELECT t.*, q.name AS queue_name, p.name AS partition_name
@@ -11,6 +12,7 @@ WITH named AS (
 )
 SELECT nd.id, nd.transaction_id, nd.partition_id, nd.event_type, nd.data, nd.consumer_group, nd.worker_id,
        nd.created_at, nd.queue_name, nd.partition_name, m.payload AS message_payload,
+       m.is_encrypted AS message_is_encrypted,
        coalesce((SELECT array_agg(n.trace_name ORDER BY n.trace_name) FROM queen.trace_names n WHERE n.trace_id = nd.id),
                 '{}') AS trace_names,
        (SELECT count(*) FROM named)::integer AS total

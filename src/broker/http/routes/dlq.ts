@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { runQuery } from '../../db/pool.js'
 import { tenantOf } from '../tenant.js'
+import { readablePayload } from '../../crypto/read-decryption.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
 
@@ -32,8 +33,9 @@ export function registerDlqRoutes(app: FastifyInstance): void {
     const to = queryValue(query, 'to')
     const limit = queryInteger(query, 'limit', { min: 1, max: 10_000 }, 100)
     const offset = queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0)
+    const tenant = tenantOf(request)
     const rows = await runQuery<DlqRow>(app.broker.pool, 'dlqList', [
-      tenantOf(request),
+      tenant,
       queue === undefined ? null : checkQueueName(queue, 'queue'),
       group === undefined ? null : checkName(group, 'consumerGroup'),
       partition === undefined ? null : checkName(partition, 'partition'),
@@ -43,20 +45,30 @@ export function registerDlqRoutes(app: FastifyInstance): void {
       offset,
     ])
     return {
-      messages: rows.map((row) => ({
-        id: row.message_id,
-        transactionId: row.transaction_id,
-        partitionId: row.partition_id,
-        queue: row.queue_name,
-        partition: row.partition_name,
-        consumerGroup: row.consumer_group,
-        errorMessage: row.error,
-        retryCount: row.failures,
-        data: row.payload,
-        producerSub: row.producer_sub,
-        createdAt: row.message_created_at.toISOString(),
-        failedAt: row.failed_at.toISOString(),
-      })),
+      messages: rows.map((row) => {
+        // `data` is decrypted (semantics.md 9.2); null with `dataError` when it cannot be.
+        const readable = readablePayload(app.broker.cipher, row.payload, row.is_encrypted, {
+          tenant,
+          queue: row.queue_name,
+          partition: row.partition_name,
+          transactionId: row.transaction_id,
+        })
+        return {
+          id: row.message_id,
+          transactionId: row.transaction_id,
+          partitionId: row.partition_id,
+          queue: row.queue_name,
+          partition: row.partition_name,
+          consumerGroup: row.consumer_group,
+          errorMessage: row.error,
+          retryCount: row.failures,
+          data: readable.payload,
+          ...(readable.error === undefined ? {} : { dataError: readable.error }),
+          producerSub: row.producer_sub,
+          createdAt: row.message_created_at.toISOString(),
+          failedAt: row.failed_at.toISOString(),
+        }
+      }),
       total: rows[0]?.total ?? 0,
       pagination: { limit, offset },
     }

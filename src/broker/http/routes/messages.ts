@@ -6,9 +6,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { v7 as uuidv7 } from 'uuid'
 import { IGNORE_BODY } from '../body-parsing.js'
-import { runQuery } from '../../db/pool.js'
+import { inTransaction, runQuery } from '../../db/pool.js'
 import { BrokerError, validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
+import { readablePayload } from '../../crypto/read-decryption.js'
+import type { PayloadCipher } from '../../crypto/payload-cipher.js'
+import { resealRetriedCopy } from '../../crypto/retried-copy.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import {
   asObject,
@@ -160,8 +163,14 @@ function listItem(row: ListRow): Record<string, unknown> {
   }
 }
 
-function messageDetail(row: GetRow): Record<string, unknown> {
+function messageDetail(row: GetRow, tenant: string, cipher: PayloadCipher | undefined): Record<string, unknown> {
   const busGroups = row.consumer_groups.length
+  const readable = readablePayload(cipher, row.payload, row.is_encrypted, {
+    tenant,
+    queue: row.queue_name,
+    partition: row.partition_name,
+    transactionId: row.transaction_id,
+  })
   return {
     id: row.id,
     transactionId: row.transaction_id,
@@ -172,9 +181,9 @@ function messageDetail(row: GetRow): Record<string, unknown> {
     namespace: row.namespace,
     task: row.task,
     status: row.status,
-    // Encryption at rest is not implemented yet, so an encrypted payload can never be decrypted here.
-    payload: row.is_encrypted ? null : row.payload,
-    ...(row.is_encrypted ? { payloadError: 'encryption key unavailable' } : {}),
+    // Decrypted (semantics.md 9.2); null with the reason when it cannot be.
+    payload: readable.payload,
+    ...(readable.error === undefined ? {} : { payloadError: readable.error }),
     isEncrypted: row.is_encrypted,
     traceId: row.trace_id,
     producerSub: row.producer_sub,
@@ -217,13 +226,14 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     // 7.2 answers an id that cannot exist like a missing message.
     if (!isUuid(params.partitionId)) throw new BrokerError('messageNotFound', 'Message not found')
     const transactionId = checkTransactionId(params.transactionId, 'transactionId')
+    const tenant = tenantOf(request)
     const [row] = await runQuery<GetRow>(app.broker.pool, 'messageGet', [
-      tenantOf(request),
+      tenant,
       params.partitionId.toLowerCase(),
       transactionId,
     ])
     if (!row) throw new BrokerError('messageNotFound', 'Message not found')
-    return messageDetail(row)
+    return messageDetail(row, tenant, app.broker.cipher)
   })
 
   app.delete('/api/v1/messages/:partitionId/:transactionId', IGNORE_BODY, async (request) => {
@@ -251,12 +261,26 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     const { partitionId, transactionId } = messagePath(request)
     const group = optionalGroup(asObject(request.body).consumerGroup)
     const tenant = tenantOf(request)
-    const [row] = await runQuery<{
-      queue_name: string
-      partition_name: string
-      consumer_groups: string[]
-      new_transaction_id: string | null
-    }>(app.broker.pool, 'messageRetry', [tenant, partitionId, transactionId, group, uuidv7(), uuidv7()])
+    const row = await inTransaction(app.broker.pool, async (client) => {
+      const [retried] = await runQuery<{
+        queue_name: string
+        partition_name: string
+        consumer_groups: string[]
+        new_transaction_id: string | null
+      }>(client, 'messageRetry', [tenant, partitionId, transactionId, group, uuidv7(), uuidv7()])
+      // A DLQ copy stored again under a new transaction id: an encrypted one is sealed again for it.
+      if (retried?.new_transaction_id) {
+        await resealRetriedCopy(client, app.broker.cipher, {
+          tenant,
+          partitionId,
+          queue: retried.queue_name,
+          partition: retried.partition_name,
+          transactionId,
+          newTransactionId: retried.new_transaction_id,
+        })
+      }
+      return retried
+    })
     if (!row) throw new BrokerError('notFound', 'Message is not in the dead-letter queue')
     app.broker.wake(tenant, row.queue_name, row.partition_name)
     return {

@@ -7,6 +7,7 @@ import { runQuery } from '../../db/pool.js'
 import { describeDbFailure } from '../../db/pg-errors.js'
 import { validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
+import { readablePayload } from '../../crypto/read-decryption.js'
 import { queryInteger, type Query } from '../validation/query.js'
 import {
   asObject,
@@ -132,6 +133,7 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
     const name = checkText((request.params as { traceName?: unknown }).traceName, 'traceName', 255)
     if (name.length === 0) throw validationError('traceName: must be 1-255 characters')
     const page = tracePage(request.query as Query, 100)
+    const tenant = tenantOf(request)
     const rows = await runQuery<
       TraceRow & {
         transaction_id: string
@@ -139,24 +141,35 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
         queue_name: string
         partition_name: string
         message_payload: unknown
+        message_is_encrypted: boolean | null
         total: number
       }
-    >(app.broker.pool, 'traceListByName', [tenantOf(request), name, page.limit, page.offset])
+    >(app.broker.pool, 'traceListByName', [tenant, name, page.limit, page.offset])
     return {
-      traces: rows.map((row) => ({
-        id: row.id,
-        transaction_id: row.transaction_id,
-        partition_id: row.partition_id,
-        event_type: row.event_type,
-        data: row.data,
-        consumer_group: row.consumer_group,
-        worker_id: row.worker_id,
-        created_at: row.created_at.toISOString(),
-        queue_name: row.queue_name,
-        partition_name: row.partition_name,
-        message_payload: row.message_payload ?? null,
-        trace_names: row.trace_names,
-      })),
+      traces: rows.map((row) => {
+        // `message_payload` is decrypted (semantics.md 9.2); null with `message_payload_error` when it cannot be.
+        const readable = readablePayload(app.broker.cipher, row.message_payload, row.message_is_encrypted === true, {
+          tenant,
+          queue: row.queue_name,
+          partition: row.partition_name,
+          transactionId: row.transaction_id,
+        })
+        return {
+          id: row.id,
+          transaction_id: row.transaction_id,
+          partition_id: row.partition_id,
+          event_type: row.event_type,
+          data: row.data,
+          consumer_group: row.consumer_group,
+          worker_id: row.worker_id,
+          created_at: row.created_at.toISOString(),
+          queue_name: row.queue_name,
+          partition_name: row.partition_name,
+          message_payload: readable.payload,
+          ...(readable.error === undefined ? {} : { message_payload_error: readable.error }),
+          trace_names: row.trace_names,
+        }
+      }),
       total: rows[0]?.total ?? 0,
       pagination: page,
     }
