@@ -8,7 +8,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { http } from '../support/broker.js'
-import { startCli, type TestProcess } from '../support/cli-harness.js'
+import type { TestProcess } from '../support/cli-harness.js'
+import { startServe } from '../support/serve-process.js'
 import { createTestDatabase, dropTestDatabase } from '../support/database.js'
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js'
 import { Ledger } from '../support/ledger.js'
@@ -35,26 +36,8 @@ async function spoolDir(): Promise<string> {
   return dir
 }
 
-async function startBroker(spool: string): Promise<{ process: TestProcess; url: string }> {
-  const connection = inject('pgConnection')
-  const process = startCli(['serve'], {
-    env: {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PG_HOST: '127.0.0.1',
-      PG_PORT: String(proxy.port),
-      PG_USER: connection.user,
-      PG_PASSWORD: connection.password,
-      PG_DATABASE: database,
-      FILE_BUFFER_DIR: spool,
-      FILE_BUFFER_FLUSH_MS: '50',
-      DB_CONNECTION_TIMEOUT: '1000',
-      QUEEN_STATE_REFRESH_MS: '1000',
-      LOG_LEVEL: 'info',
-    },
-  })
-  const match = await process.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, 30_000)
-  return { process, url: `http://${match[1]}:${match[2]}` }
+function startBroker(spool: string, env: Record<string, string> = {}): Promise<{ process: TestProcess; url: string }> {
+  return startServe({ pgPort: proxy.port, database, spool, env })
 }
 
 /** One producer per partition, one request in flight, seq increasing; outcomes go to the ledger. */

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { http } from '../support/broker.js'
-import { startCli, type TestProcess } from '../support/cli-harness.js'
+import type { TestProcess } from '../support/cli-harness.js'
+import { startServe } from '../support/serve-process.js'
 import { createTestDatabase, dropTestDatabase } from '../support/database.js'
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js'
 import { Ledger } from '../support/ledger.js'
@@ -28,28 +29,8 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-async function startBroker(
-  spool: string,
-  env: Record<string, string> = {},
-): Promise<{ process: TestProcess; url: string }> {
-  const connection = inject('pgConnection')
-  const process = startCli(['serve'], {
-    env: {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PG_HOST: '127.0.0.1',
-      PG_PORT: String(proxy.port),
-      PG_USER: connection.user,
-      PG_PASSWORD: connection.password,
-      PG_DATABASE: database,
-      FILE_BUFFER_DIR: spool,
-      FILE_BUFFER_FLUSH_MS: '50',
-      DB_CONNECTION_TIMEOUT: '1000',
-      ...env,
-    },
-  })
-  const match = await process.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, 30_000)
-  return { process, url: `http://${match[1]}:${match[2]}` }
+function startBroker(spool: string, env: Record<string, string> = {}): Promise<{ process: TestProcess; url: string }> {
+  return startServe({ pgPort: proxy.port, database, spool, env })
 }
 
 async function pushOne(url: string, ledger: Ledger, queue: string, seq: number, pad = 0) {

@@ -103,7 +103,7 @@ describe('sql functions', () => {
       { pid, tx: 'a', l: lease },
     ])
     expect(answers[0]).toEqual([true, false, false, null])
-    expect(answers[1].slice(0, 2)).toEqual([true, true])
+    expect(answers[1]?.slice(0, 2)).toEqual([true, true])
     expect(await consumerOf(pid)).toEqual({ cursor_position: '1', lease_id: lease })
   })
 
