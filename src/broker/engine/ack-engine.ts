@@ -96,13 +96,23 @@ export class AckEngine {
 
   /** Reports applied acks, failures and dead-letters to observers. */
   reportOutcomes(tenant: string, items: AckItem[], outcomes: AckOutcome[]): void {
+    // Counted per (queue, status) first: a batch of 100 acks is then one observer call, not 100.
+    const acked = new Map<string, { queue: string; status: AckItem['status']; count: number }>()
+    const deadLettered = new Map<string, number>()
     outcomes.forEach((outcome, index) => {
       const item = items[index]
       if (!item || !outcome.success || outcome.alreadyAcked || !outcome.queueName) return
-      this.events.emit('acked', tenant, outcome.queueName, item.status, 1)
-      if (item.status === 'failed') this.events.emit('failed', tenant, outcome.queueName, 'nack', 1)
-      if (outcome.dlq) this.events.emit('deadLettered', tenant, outcome.queueName, 1)
+      const key = `${outcome.queueName}\u0000${item.status}`
+      const entry = acked.get(key)
+      if (entry) entry.count += 1
+      else acked.set(key, { queue: outcome.queueName, status: item.status, count: 1 })
+      if (outcome.dlq) deadLettered.set(outcome.queueName, (deadLettered.get(outcome.queueName) ?? 0) + 1)
     })
+    for (const { queue, status, count } of acked.values()) {
+      this.events.emit('acked', tenant, queue, status, count)
+      if (status === 'failed') this.events.emit('failed', tenant, queue, 'nack', count)
+    }
+    for (const [queue, count] of deadLettered) this.events.emit('deadLettered', tenant, queue, count)
   }
 
   /** Runs acks inside a caller's transaction (POST /api/v1/transaction), without batching. */

@@ -86,6 +86,15 @@ export class PopWaiters {
   }
 
   /**
+   * True when pops with this key are already parked: the last check found nothing deliverable, and any
+   * change since (a push, a released lease, a hint, the backoff timer) re-checks every waiter of the key.
+   * A new long-poll pop can then park without its own immediate (and almost always empty) attempt.
+   */
+  hasWaiters(key: WaitKey): boolean {
+    return (this.states.get(keyId(key))?.waiters.length ?? 0) > 0
+  }
+
+  /**
    * Parks a pop until an attempt delivers, its deadline passes, the broker shuts down, or the returned
    * cancel function is called (client disconnect).
    */
@@ -105,6 +114,9 @@ export class PopWaiters {
     waiter.timer = setTimeout(() => this.expire(waiter, current), Math.max(0, pop.deadline - Date.now()))
     current.waiters.push(waiter)
     this.count += 1
+    // A round already running took its list of waiters before this one came: run one more round so the
+    // new waiter is tried too (the running round may have left candidates for it).
+    if (current.running) current.dirty = true
     this.scheduleTimer(current)
     return () => this.finish(waiter, current, 'cancelled')
   }

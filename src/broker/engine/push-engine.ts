@@ -8,7 +8,7 @@
  * multi-request batch is retried request by request so that one request's problem never fails another.
  */
 import type pg from 'pg'
-import { v7 as uuidv7 } from 'uuid'
+import { newUuidV7 } from '../ids.js'
 import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '../db/pg-errors.js'
@@ -235,7 +235,7 @@ export class PushEngine {
           i: index,
           q: record.queue,
           p: record.partition,
-          id: uuidv7(),
+          id: newUuidV7(),
           tx: record.transactionId,
           gen: false,
           tr: record.traceId,
@@ -343,7 +343,7 @@ export class PushEngine {
           i: wire.length,
           q: item.queue,
           p: item.partition,
-          id: uuidv7(),
+          id: newUuidV7(),
           tx: item.transactionId,
           gen: item.generatedTransactionId,
           tr: item.traceId,

@@ -5,7 +5,7 @@
  * `alreadyAcked`, so resending a transaction whose answer was lost applies nothing twice.
  */
 import type pg from 'pg'
-import { v7 as uuidv7 } from 'uuid'
+import { newUuidV7 } from '../ids.js'
 import { inTransaction, runQuery } from '../db/pool.js'
 import { describeDbFailure } from '../db/pg-errors.js'
 import { retryOnConflict } from '../db/retry.js'
@@ -90,7 +90,7 @@ export class TransactionEngine {
 
   /** Runs the operations atomically; a failure rolls everything back and is reported in the answer. */
   async run(tenant: string, operations: TransactionOperation[], requiredLeases: string[]): Promise<TransactionAnswer> {
-    const transactionId = uuidv7()
+    const transactionId = newUuidV7()
     const refusal = this.refusal(tenant, operations)
     if (refusal) return { transactionId, success: false, error: refusal, results: [] }
     try {

@@ -8,7 +8,7 @@
 import type { FileHandle } from 'node:fs/promises'
 import { open, rename } from 'node:fs/promises'
 import path from 'node:path'
-import { v7 as uuidv7 } from 'uuid'
+import { newUuidV7 } from '../ids.js'
 import { SEGMENT_MAGIC } from './record-format.js'
 import { fsyncDirectory } from './spool-directory.js'
 
@@ -78,7 +78,7 @@ export class SegmentWriter {
 
   private async ensureSegment(): Promise<FileHandle> {
     if (this.handle) return this.handle
-    const openPath = path.join(this.options.dir, `${uuidv7()}.open`)
+    const openPath = path.join(this.options.dir, `${newUuidV7()}.open`)
     const handle = await open(openPath, 'wx', 0o600)
     try {
       await handle.write(SEGMENT_MAGIC, 0, SEGMENT_MAGIC.length, 0)

@@ -158,7 +158,10 @@ describe('POST /api/v1/push', () => {
 
   it('fuses concurrent pushes into fewer database round trips than requests', async () => {
     // Submitted in-process, at once: over HTTP the arrival spacing depends on the machine's load.
-    await push(broker, [0, 1, 2, 3].map((index) => ({ queue: 'fused', partition: `p${index}`, payload: -1 })))
+    await push(
+      broker,
+      [0, 1, 2, 3].map((index) => ({ queue: 'fused', partition: `p${index}`, payload: -1 })),
+    )
     const before = broker.services.push.batching
     const item = (index: number) => ({
       queue: 'fused',
@@ -170,7 +173,9 @@ describe('POST /api/v1/push', () => {
       producerSub: null,
     })
     const results = await Promise.all(
-      Array.from({ length: 64 }, (_, index) => broker.services.ingest.push('', [item(index)], { requestId: `r${index}` })),
+      Array.from({ length: 64 }, (_, index) =>
+        broker.services.ingest.push('', [item(index)], { requestId: `r${index}` }),
+      ),
     )
     expect(results.every(([outcome]) => outcome?.status === 'queued')).toBe(true)
     const after = broker.services.push.batching

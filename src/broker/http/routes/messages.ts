@@ -4,7 +4,7 @@
  * message-* statements; handlers validate, run one statement and render.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { v7 as uuidv7 } from 'uuid'
+import { newUuidV7 } from '../../ids.js'
 import { IGNORE_BODY } from '../body-parsing.js'
 import { inTransaction, runQuery } from '../../db/pool.js'
 import { BrokerError, validationError } from '../../errors.js'
@@ -267,7 +267,7 @@ export function registerMessageRoutes(app: FastifyInstance): void {
         partition_name: string
         consumer_groups: string[]
         new_transaction_id: string | null
-      }>(client, 'messageRetry', [tenant, partitionId, transactionId, group, uuidv7(), uuidv7()])
+      }>(client, 'messageRetry', [tenant, partitionId, transactionId, group, newUuidV7(), newUuidV7()])
       // A DLQ copy stored again under a new transaction id: an encrypted one is sealed again for it.
       if (retried?.new_transaction_id) {
         await resealRetriedCopy(client, app.broker.cipher, {

@@ -1,5 +1,5 @@
 /** Validation of push items (http-api.md 5.1), shared by `/push`, transaction push ops and stream sinks. */
-import { v7 as uuidv7 } from 'uuid'
+import { newUuidV7 } from '../../ids.js'
 import { validationError } from '../../errors.js'
 import {
   checkName,
@@ -39,7 +39,7 @@ export function parsePushItem(
   const payload = payloadKey === undefined ? null : item[payloadKey]
   checkPayload(payload, `${field}.${payloadKey ?? 'payload'}`)
   const generated = item.transactionId === undefined || item.transactionId === null
-  const transactionId = generated ? uuidv7() : checkTransactionId(item.transactionId, `${field}.transactionId`)
+  const transactionId = generated ? newUuidV7() : checkTransactionId(item.transactionId, `${field}.transactionId`)
   const traceId = checkOptionalUuid(item.traceId, `${field}.traceId`)
   return { queue, partition, payload, transactionId, generatedTransactionId: generated, traceId }
 }
