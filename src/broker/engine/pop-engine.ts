@@ -89,8 +89,6 @@ export class PopEngine {
   private readonly waiters: PopWaiters
   private readonly events: BrokerEvents
   private readonly decryption: PopDecryption | undefined
-  /** Pop statements sent to PostgreSQL so far (found something or not). */
-  statementsRun = 0
 
   constructor(
     pool: pg.Pool,
@@ -109,26 +107,20 @@ export class PopEngine {
   /** Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. */
   async pop(request: PopRequest): Promise<PopAnswer> {
     const leaseId = newUuidV7()
-    const waitKey = {
-      tenant: request.tenant,
-      queue: waitQueueKey(request),
-      partition: request.partition,
-      group: request.group,
-    }
-    const longPoll = request.wait && request.timeoutMs > 0
-    // When pops of this key are parked already, the last check found nothing and every change (push,
-    // released lease, hint, timer) re-checks them all, oldest first: this one joins them without a
-    // statement of its own. Under a steady trickle that halves the pop statements.
-    if (!longPoll || !this.waiters.hasWaiters(waitKey)) {
-      const first = await this.attempt(request, leaseId)
-      if (first.kind !== 'nothing' || !longPoll) return first.answer
-    }
+    const first = await this.attempt(request, leaseId)
+    if (first.kind !== 'nothing' || !request.wait || request.timeoutMs === 0) return first.answer
 
     const parkedAt = Date.now()
     const parked = (answer: PopAnswer): PopAnswer => ({ ...answer, parkedMs: Date.now() - parkedAt })
     return new Promise<PopAnswer>((resolve) => {
       const deadline = Date.now() + request.timeoutMs
-      this.waiters.park(waitKey, {
+      const key = {
+        tenant: request.tenant,
+        queue: waitQueueKey(request),
+        partition: request.partition,
+        group: request.group,
+      }
+      this.waiters.park(key, {
         deadline,
         attempt: async () => {
           const next = await this.attempt(request, leaseId)
@@ -181,7 +173,6 @@ export class PopEngine {
         if (batch <= 0 || partitions <= 0) break
         let found: PopRow[]
         try {
-          this.statementsRun += 1
           found = await runQueryRawJson<PopRow>(this.pool, 'messagePop', [
             target.queueId,
             target.partitionId,

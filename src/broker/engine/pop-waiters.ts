@@ -86,15 +86,6 @@ export class PopWaiters {
   }
 
   /**
-   * True when pops with this key are already parked: the last check found nothing deliverable, and any
-   * change since (a push, a released lease, a hint, the backoff timer) re-checks every waiter of the key.
-   * A new long-poll pop can then park without its own immediate (and almost always empty) attempt.
-   */
-  hasWaiters(key: WaitKey): boolean {
-    return (this.states.get(keyId(key))?.waiters.length ?? 0) > 0
-  }
-
-  /**
    * Parks a pop until an attempt delivers, its deadline passes, the broker shuts down, or the returned
    * cancel function is called (client disconnect).
    */
@@ -114,9 +105,6 @@ export class PopWaiters {
     waiter.timer = setTimeout(() => this.expire(waiter, current), Math.max(0, pop.deadline - Date.now()))
     current.waiters.push(waiter)
     this.count += 1
-    // A round already running took its list of waiters before this one came: run one more round so the
-    // new waiter is tried too (the running round may have left candidates for it).
-    if (current.running) current.dirty = true
     this.scheduleTimer(current)
     return () => this.finish(waiter, current, 'cancelled')
   }
@@ -200,6 +188,7 @@ export class PopWaiters {
       do {
         state.dirty = false
         let delivered = false
+        let candidatesLeft = false
         for (const waiter of [...state.waiters]) {
           if (waiter.finished) continue
           waiter.busy = true
@@ -211,6 +200,7 @@ export class PopWaiters {
           } finally {
             waiter.busy = false
           }
+          candidatesLeft = result === 'more'
           if (result === 'delivered' || result === 'more') {
             delivered = true
             this.finish(waiter, state, 'delivered')
@@ -221,6 +211,9 @@ export class PopWaiters {
           if (waiter.expired) this.finish(waiter, state, 'timeout')
           break
         }
+        // Every waiter of the round was served and candidates remain: waiters that parked during the round
+        // (after its list was taken) get a round of their own now rather than at the next timer.
+        if (candidatesLeft) state.dirty = true
         state.emptyChecks = delivered ? 0 : state.emptyChecks + 1
       } while (state.dirty && state.waiters.length > 0)
     } finally {

@@ -209,33 +209,6 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     }
   })
 
-  it('queues a long-poll behind parked ones without a statement of its own and serves the oldest first', async () => {
-    const slow = await startTestBroker({
-      label: 'join',
-      config: {
-        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
-      },
-    })
-    try {
-      const first = pop(slow, 'join-q', { wait: true, timeout: 30_000 })
-      await sleep(200)
-      const statementsBefore = slow.services.pop.statementsRun
-      const second = pop(slow, 'join-q', { wait: true, timeout: 30_000 })
-      await sleep(200)
-      expect(slow.services.waiters.parked).toBe(2)
-      expect(slow.services.pop.statementsRun).toBe(statementsBefore)
-
-      await push(slow, [{ queue: 'join-q', payload: { n: 1 } }])
-      expect(numbers(await first)).toEqual([1])
-      expect(slow.services.waiters.parked).toBe(1)
-      await push(slow, [{ queue: 'join-q', partition: 'other', payload: { n: 2 } }])
-      expect(numbers(await second)).toEqual([2])
-      expect(slow.services.waiters.parked).toBe(0)
-    } finally {
-      await slow.close()
-    }
-  })
-
   it('answers the empty envelope when the long-poll timeout passes', async () => {
     const started = Date.now()
     const body = await pop(broker, 'quiet', { wait: true, timeout: 300, consumerGroup: 'g' })
