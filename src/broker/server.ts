@@ -250,7 +250,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
     services.maintenance
       .load('database')
       .catch((error: unknown) => log.warn({ err: error }, 'maintenance flags not read'))
-    durability.hints.start()
+    void durability.hints.start()
     for (const job of jobs) job.start()
     durability.kickReplay()
   }

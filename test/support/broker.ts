@@ -96,7 +96,7 @@ export async function startTestBroker(
   if (durable) {
     durable.durability.attach(services)
     await services.maintenance.load()
-    durable.durability.hints.start()
+    await durable.durability.hints.start()
     for (const job of durable.durability.jobs) job.start()
   }
   const app = await buildApp(services, { loggerInstance: log })

@@ -64,8 +64,10 @@ export class HintChannel {
   }
 
   /** Starts listening; reconnects by itself when the connection is lost. */
-  start(): void {
-    void this.connect()
+  start(): Promise<void> {
+    // Resolves once the first connection attempt is over (listening, or a retry scheduled); the broker does
+    // not wait for it, tests that rely on the first cache flush being behind them do.
+    return this.connect()
   }
 
   /** Queues a hint for publication (wakes are coalesced per queue/partition). */
