@@ -259,14 +259,26 @@ export class PushEngine {
    * Lanes: every partition belongs to one lane (a hash of queue and partition), and each lane runs one batch
    * at a time. Batches of different lanes never touch the same partition rows, so they never wait for each
    * other's locks and run truly in parallel, while one lane's batches keep a partition's pushes in order.
-   * A request spanning lanes is split, and its outcomes are put back in request order.
+   * A request spanning lanes is split, and its outcomes are put back in request order. A queue with a cap
+   * (maxSize, maxPartitions) has one lane for all its partitions: the cap is decided in arrival order
+   * within one statement (semantics.md 3.1), and its statements lock the queue row anyway.
    */
   private async submitByLane(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     const lanes = this.options.lanes
     if (lanes <= 1) return this.batcher(tenant, 0).submit({ tenant, items })
     const groups = new Map<number, number[]>()
+    const capped = new Map<string, boolean>()
+    const isCapped = (queue: string) => {
+      let known = capped.get(queue)
+      if (known === undefined) {
+        const record = this.registry.peek(tenant, queue)
+        known = record !== undefined && (record.maxSize > 0 || record.maxPartitions > 0)
+        capped.set(queue, known)
+      }
+      return known
+    }
     items.forEach((item, index) => {
-      const lane = laneOf(item.queue, item.partition, lanes)
+      const lane = laneOf(item.queue, isCapped(item.queue) ? '' : item.partition, lanes)
       const group = groups.get(lane)
       if (group) group.push(index)
       else groups.set(lane, [index])

@@ -34,6 +34,8 @@ DECLARE
   cand record;
   candidates refcursor;
   c queen.consumers%ROWTYPE;
+  -- Whether this pop changed durable state beyond leases (see the end).
+  v_must_persist boolean := p_auto_ack;
 BEGIN
   SELECT * INTO q FROM queen.queues WHERE id = p_queue_id;
   IF NOT FOUND THEN
@@ -50,6 +52,7 @@ BEGIN
       INSERT INTO queen.subscriptions (queue_id, consumer_group, mode, start_at)
       VALUES (p_queue_id, p_group, coalesce(p_sub_mode, 'all'), v_start)
       ON CONFLICT DO NOTHING;
+      v_must_persist := true;
       IF NOT FOUND THEN
         SELECT s.start_at INTO v_start FROM queen.subscriptions s
         WHERE s.queue_id = p_queue_id AND s.consumer_group = p_group;
@@ -118,6 +121,7 @@ BEGIN
       END IF;
       -- An expired lease met by a pop is reclaimed here rather than waiting for the reclaim cycle.
       PERFORM queen.reclaim_lease(c.partition_id, c.consumer_group);
+      v_must_persist := true;
       SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
     END IF;
 
@@ -216,5 +220,16 @@ BEGIN
     v_claimed := v_claimed + 1;
   END LOOP;
   CLOSE candidates;
+
+  -- A pop that only took leases commits without waiting for its WAL flush. Were PostgreSQL to crash before
+  -- the flush, the leases would be gone and their messages deliverable again, which is what a lease expiry
+  -- does anyway (at-least-once; the consumer's ack then answers "Invalid or expired lease"). The next
+  -- durable commit of any session flushes it too. autoAck pops, a new subscription and a reclaimed lease
+  -- (a counted failure, perhaps a dead-letter) commit durably. The setting lasts until the end of the
+  -- transaction, which is this statement alone: the broker runs pops in autocommit, and a caller inside a
+  -- larger transaction would relax that whole transaction's commit.
+  IF v_claimed > 0 AND NOT v_must_persist THEN
+    PERFORM set_config('synchronous_commit', 'off', true);
+  END IF;
 END;
 $fn$;
