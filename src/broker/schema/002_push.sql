@@ -194,10 +194,12 @@ $fn$;
 -- and answer in one statement; payloads are read once, straight from the argument. The lock comes first
 -- and alone, so the second statement's snapshot sees every message committed before it (the dedup check
 -- of concurrent duplicates relies on it); a locked row is read in its newest version, so next_position is
--- current. Same rules and result as the general path.
+-- current. Same rules and result as the general path. Runs with plan_cache_mode = force_generic_plan: under
+-- the default, plpgsql re-planned both statements at every call (measured with pg_stat_statements on a
+-- push of 4 items: 1.03 ms per call, 0.75 ms with cached generic plans).
 CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
 RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := clock_timestamp();

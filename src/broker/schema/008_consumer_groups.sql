@@ -1,8 +1,9 @@
 -- 008_consumer_groups: consumer-group lag and seek (semantics.md sections 8.1 and 8.3).
 --
--- Objects: functions queen.consumer_lag, queen.seek_position, queen.seek_consumer_group.
+-- Objects: functions queen.partition_group_lag, queen.consumer_lag, queen.seek_position,
+-- queen.seek_consumer_group.
 --
--- Locking: consumer_lag only reads. seek_consumer_group takes the queue row FOR KEY SHARE (so a
+-- Locking: partition_group_lag and consumer_lag only read. seek_consumer_group takes the queue row FOR KEY SHARE (so a
 -- concurrent queue delete, which locks it FOR UPDATE, cannot leave cursors behind under a deleted queue,
 -- while pushes and configure, which take weaker row locks, are not blocked), creates the missing consumer
 -- rows in partition id order, then locks the group's consumer rows FOR UPDATE in (partition id, group)
@@ -14,6 +15,52 @@
 -- pop_messages (004) relies on it to skip a subscription's prefix.
 --
 -- Idempotent: CREATE OR REPLACE only.
+
+-- Lag of one group on one partition: the messages above the cursor it has not settled, counting messages
+-- created before p_start_at (a subscription start not yet passed) as settled, and the oldest of them.
+-- Arithmetic (queen.backlog_above, 006) minus the sparse settled states when every message above the
+-- cursor is past the start (created_at never decreases along positions, so checking the first is enough);
+-- counted otherwise. The stats refresh calls it for every consumer row every few seconds.
+CREATE OR REPLACE FUNCTION queen.partition_group_lag(p_partition_id uuid, p_group text, p_cursor bigint,
+                                                     p_start_at timestamptz)
+RETURNS TABLE (unsettled bigint, oldest timestamptz) LANGUAGE plpgsql STABLE AS $fn$
+#variable_conflict use_column
+DECLARE
+  v_first_created timestamptz;
+  v_settled bigint;
+BEGIN
+  SELECT m.created_at INTO v_first_created FROM queen.messages m
+  WHERE m.partition_id = p_partition_id AND m.position > p_cursor ORDER BY m.position LIMIT 1;
+  IF NOT FOUND THEN
+    unsettled := 0;
+    oldest := NULL;
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF p_start_at IS NOT NULL AND v_first_created < p_start_at THEN
+    RETURN QUERY
+      SELECT count(*), min(m.created_at)
+      FROM queen.messages m
+      WHERE m.partition_id = p_partition_id AND m.position > p_cursor AND m.created_at >= p_start_at
+        AND NOT EXISTS (SELECT 1 FROM queen.message_states st
+                         WHERE st.partition_id = m.partition_id AND st.consumer_group = p_group
+                           AND st.position = m.position AND st.settled);
+    RETURN;
+  END IF;
+  SELECT count(*) INTO v_settled
+  FROM queen.message_states st
+  JOIN queen.messages m ON m.partition_id = st.partition_id AND m.position = st.position
+  WHERE st.partition_id = p_partition_id AND st.consumer_group = p_group AND st.position > p_cursor AND st.settled;
+  unsettled := queen.backlog_above(p_partition_id, p_cursor) - v_settled;
+  SELECT m.created_at INTO oldest FROM queen.messages m
+  WHERE m.partition_id = p_partition_id AND m.position > p_cursor
+    AND NOT EXISTS (SELECT 1 FROM queen.message_states st
+                     WHERE st.partition_id = m.partition_id AND st.consumer_group = p_group
+                       AND st.position = m.position AND st.settled)
+  ORDER BY m.position LIMIT 1;
+  RETURN NEXT;
+END;
+$fn$;
 
 -- Lag of every (partition, group) the tenant's groups are known on (semantics.md 8.3): a group is known
 -- on a queue when it has a consumer row or a subscription record there; queue mode only through consumer
@@ -45,17 +92,10 @@ LANGUAGE sql STABLE AS $fn$
   JOIN queen.partitions p ON p.queue_id = g.qid
   LEFT JOIN queen.consumers c ON c.partition_id = p.id AND c.consumer_group = g.grp
   LEFT JOIN queen.subscriptions s ON s.queue_id = g.qid AND s.consumer_group = g.grp
-  CROSS JOIN LATERAL (
-    SELECT count(*) AS unsettled, min(m.created_at) AS oldest
-    FROM queen.messages m
-    WHERE m.partition_id = p.id AND m.position > coalesce(c.cursor_position, 0)
-      -- Messages created before a start not yet passed count as settled (004).
-      AND m.created_at >= coalesce(CASE WHEN c.partition_id IS NOT NULL THEN c.start_at ELSE s.start_at END,
-                                   '-infinity'::timestamptz)
-      AND NOT EXISTS (SELECT 1 FROM queen.message_states x
-                      WHERE x.partition_id = m.partition_id AND x.consumer_group = g.grp
-                        AND x.position = m.position AND x.settled)
-  ) l
+  -- Messages created before a start not yet passed count as settled (004).
+  CROSS JOIN LATERAL queen.partition_group_lag(p.id, g.grp, coalesce(c.cursor_position, 0),
+                                               CASE WHEN c.partition_id IS NOT NULL THEN c.start_at
+                                                    ELSE s.start_at END) l
 $fn$;
 
 -- The cursor of a seek to p_timestamp on one partition: every existing message at or below it was

@@ -59,8 +59,12 @@ describe('POST /api/v1/stats/refresh', () => {
       expect((await http(local, 'POST', '/api/v1/stats/refresh')).body).toMatchObject({ partition: 2, queue: 2 })
       await http(local, 'DELETE', '/api/v1/resources/queues/gone')
       const response = await http(local, 'POST', '/api/v1/stats/refresh')
-      // The partition, queue and namespace rows of `gone`.
+      // The partition, queue and namespace rows of `gone`; the row of `kept` stays, with its counters.
       expect(response.body).toEqual({ partition: 1, queue: 1, namespace: 1, task: 0, system: 1, cleanup: 3 })
+      const kept = await local.db.query(
+        "SELECT s.total FROM queen.stats_snapshot s JOIN queen.queues q ON q.id = s.queue_id WHERE s.level = 'partition' AND q.name = 'kept'",
+      )
+      expect(kept.rows).toEqual([{ total: 1 }])
     } finally {
       await local.close()
     }
