@@ -40,7 +40,7 @@ export interface ServicesConfig {
   /** QUEEN_ENCRYPTION_KEY (64 hex characters, validated at boot); absent = no encryption (semantics.md 9). */
   encryptionKey?: string
   popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }
-  /** Push lanes (parallel batches over disjoint partitions); default 4. */
+  /** Push lanes (parallel batches over disjoint partitions); default 2. */
   pushLanes?: number
   /** QUEEN_TEST_HOOKS: enables the fault-injection route of the reliability tests; never in production. */
   testHooks?: boolean
@@ -111,9 +111,12 @@ export function createServices(
   const wakeListener = { messagesStored: wake, leaseReleased: wake }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
   const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
-  // One batch in flight per push lane; measured on 2 cores, 4 lanes beat both 2 and 8 (perf.md: about 4
-  // concurrent statements is the sweet spot), and never more than a quarter of the pool.
-  const pushLanes = Math.max(1, Math.min(config.pushLanes ?? 4, Math.floor(config.poolSize / 4)))
+  // One batch in flight per push lane, never more than a quarter of the pool. Two lanes: measured with
+  // `npm run bench -- --quick` on 2 cores (two runs each), 2 lanes beat 4 in every push scenario (push-1
+  // 4,900-5,200 msg/s against 3,900-4,000; fan-out 21,000-23,100 deliveries/s against 18,600-19,700; e2e p50
+  // 4.4 ms against 6.2) because fewer, larger batches cost PostgreSQL less per message, and 1 lane lost
+  // push-100 and fan-out (nothing overlaps the broker's work with PostgreSQL's).
+  const pushLanes = Math.max(1, Math.min(config.pushLanes ?? 2, Math.floor(config.poolSize / 4)))
   const cipher = config.encryptionKey === undefined ? undefined : new PayloadCipher(config.encryptionKey)
   const encryption = new PushEncryption(registry, cipher, () => events.emit('encryptionFailed', 'encrypt', 1))
   const push = new PushEngine(
