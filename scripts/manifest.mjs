@@ -8,9 +8,18 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /** The manifest text for the compiled commands under dist/commands. */
 export async function renderManifest(root = repoRoot) {
-  const plugin = new Plugin({ errorOnManifestCreate: true, ignoreManifest: true, respectNoCacheDefault: true, root, type: 'core' })
+  const plugin = new Plugin({
+    errorOnManifestCreate: true,
+    ignoreManifest: true,
+    respectNoCacheDefault: true,
+    root,
+    type: 'core',
+  })
   await plugin.load()
-  return JSON.stringify(plugin.manifest, null, 2) + '\n'
+  // Commands in id order: oclif lists them in the order the file system returns them, which differs between
+  // checkouts, and the committed file must be the same wherever it is built.
+  const commands = Object.entries(plugin.manifest.commands).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return JSON.stringify({ ...plugin.manifest, commands: Object.fromEntries(commands) }, null, 2) + '\n'
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
