@@ -158,8 +158,8 @@ BEGIN
     LEFT JOIN queen.stats_snapshot old ON old.level = 'partition' AND old.tenant = q.tenant AND old.scope = p.id::text
     WHERE old.source_state IS DISTINCT FROM p.xmin::text || ':' || coalesce(cs.state, '')
        OR old.processing > 0 OR old.failed > 0 OR old.dead_letter > 0
-       OR p.id IN (SELECT st.partition_id FROM queen.message_states st)
-       OR p.id IN (SELECT d.partition_id FROM queen.dead_letters d)
+       OR EXISTS (SELECT 1 FROM queen.message_states st WHERE st.partition_id = p.id)
+       OR EXISTS (SELECT 1 FROM queen.dead_letters d WHERE d.partition_id = p.id)
   )
   INSERT INTO queen.stats_snapshot AS s (level, tenant, scope, queue_id, partition_id, partitions, total, pending,
     processing, completed, failed, dead_letter, oldest_message_at, newest_message_at, refreshed_at, source_state)
@@ -262,7 +262,8 @@ BEGIN
     JOIN queen.partitions p ON p.id = c.partition_id
     LEFT JOIN queen.stats_group_lag old ON old.partition_id = c.partition_id AND old.consumer_group = c.consumer_group
     WHERE old.source_state IS DISTINCT FROM p.xmin::text || ':' || c.xmin::text
-       OR (c.partition_id, c.consumer_group) IN (SELECT st.partition_id, st.consumer_group FROM queen.message_states st)
+       OR EXISTS (SELECT 1 FROM queen.message_states st
+                  WHERE st.partition_id = c.partition_id AND st.consumer_group = c.consumer_group)
   )
   INSERT INTO queen.stats_group_lag AS g (partition_id, consumer_group, queue_id, source_state, unsettled, oldest)
   SELECT ch.partition_id, ch.consumer_group, ch.queue_id, ch.state, l.unsettled, l.oldest
