@@ -36,8 +36,9 @@ $fn$;
 -- retention removes a partition's oldest rows first, so the stored positions are usually one unbroken span:
 -- when the count of stored messages (partitions.message_count, 012) equals the span from the oldest stored
 -- position to the head, there is no hole and the answer is arithmetic; otherwise (a single-message delete
--- left a hole) the rows are counted. The stats refresh asks this for every partition and group every few seconds, and counting
--- a backlog of millions each time cost seconds of PostgreSQL CPU per refresh (measured).
+-- left a hole) the rows are counted. The stats refresh asks this for partitions and groups every few
+-- seconds, and counting a backlog of millions each time cost seconds of PostgreSQL CPU per refresh
+-- (measured).
 CREATE OR REPLACE FUNCTION queen.backlog_above(p_partition_id uuid, p_position bigint)
 RETURNS bigint LANGUAGE plpgsql STABLE AS $fn$
 DECLARE

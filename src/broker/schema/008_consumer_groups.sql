@@ -3,11 +3,11 @@
 -- Objects: functions queen.partition_group_lag, queen.consumer_lag, queen.seek_position,
 -- queen.seek_consumer_group.
 --
--- Locking: partition_group_lag and consumer_lag only read. seek_consumer_group takes the queue row FOR KEY SHARE (so a
--- concurrent queue delete, which locks it FOR UPDATE, cannot leave cursors behind under a deleted queue,
--- while pushes and configure, which take weaker row locks, are not blocked), creates the missing consumer
--- rows in partition id order, then locks the group's consumer rows FOR UPDATE in (partition id, group)
--- order, the canonical order of 001. It never locks partition rows, so a seek never waits for producers;
+-- Locking: partition_group_lag and consumer_lag only read. seek_consumer_group takes the queue row FOR KEY
+-- SHARE (so a concurrent queue delete, which locks it FOR UPDATE, cannot leave cursors behind under a deleted
+-- queue, while pushes and configure, which take weaker row locks, are not blocked), creates the missing
+-- consumer rows in partition id order, then locks the group's consumer rows FOR UPDATE in (partition id,
+-- group) order, the canonical order of 001. It never locks partition rows, so a seek never waits for producers;
 -- it waits for a pop or ack holding one of the rows, which is short.
 --
 -- Assumption: created_at never decreases along positions within a partition (pushes stamp it under the
