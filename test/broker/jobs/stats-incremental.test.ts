@@ -142,6 +142,19 @@ describe('incremental stats refresh', () => {
     expect(await counters('inc.idle', 'p1')).toMatchObject({ total: 3, pending: 3 })
   })
 
+  it('computes the backlog of a partition whose oldest messages were deleted', async () => {
+    const pushed = await pushMany(broker, 'inc.prefix', 'p1', 3)
+    const first = pushed[0]
+    const deleted = await http(broker, 'DELETE', `/api/v1/messages/${first.partition_id}/${first.transaction_id}`)
+    expect(deleted.status).toBe(200)
+    const popped = await pop(broker, 'inc.prefix', { consumerGroup: 'g' }, 'p1')
+    expect(popped.messages).toHaveLength(1)
+    await refresh()
+    expect(await counters('inc.prefix', 'p1')).toMatchObject({ total: 2, processing: 1, pending: 1, completed: 0 })
+    expect(await counters('inc.prefix', 'p1')).toEqual(await computedNow('inc.prefix', 'p1'))
+    expect(await lag('inc.prefix', 'g')).toBe(2)
+  })
+
   it('counts a group lag with out-of-order settlements and after a single-message delete', async () => {
     const pushed = await pushMany(broker, 'inc.lag', 'p1', 5)
     const popped = await pop(broker, 'inc.lag', { batch: 3, consumerGroup: 'g' }, 'p1')
@@ -159,7 +172,9 @@ describe('incremental stats refresh', () => {
     expect(deleted.status).toBe(200)
     await refresh()
     expect(await lag('inc.lag', 'g')).toBe(3)
-    expect(await counters('inc.lag', 'p1')).toMatchObject({ total: 4 })
+    // Counters over the hole: 1 and 2 leased, 3 settled, 4 deleted, 5 waiting.
+    expect(await counters('inc.lag', 'p1')).toMatchObject({ total: 4, processing: 2, completed: 1, pending: 1 })
+    expect(await counters('inc.lag', 'p1')).toEqual(await computedNow('inc.lag', 'p1'))
 
     await ackBatch(broker, popped.messages.slice(0, 2))
     await refresh()
