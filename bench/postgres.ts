@@ -28,8 +28,12 @@ export interface BenchPostgres {
   postmasterPid?: number
   /** The settings the report prints, as the server reports them. */
   settings: Record<string, string>
-  /** Flushes dirty pages so a checkpoint does not land inside the next measurement (perf.md 4.1). */
-  checkpoint(): Promise<void>
+  /**
+   * Lets the server settle before a measurement (perf.md 4.1): waits (up to a minute) for running
+   * autovacuum workers, vacuums and analyzes what the last scenario left, and flushes dirty pages, so none of
+   * that lands inside the next window. Resolves with the ms it took.
+   */
+  settle(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -92,13 +96,45 @@ async function readSettings(connection: PgConnection): Promise<{ version: string
   }
 }
 
-async function runCheckpoint(connection: PgConnection): Promise<void> {
+/** Longest wait for autovacuum before a measurement starts anyway. */
+const AUTOVACUUM_WAIT_MS = 60_000
+
+/** Tables with at least this many rows inserted, changed or dead since their last vacuum or analyze. */
+const VACUUM_THRESHOLD_ROWS = 1000
+
+/**
+ * Does now the vacuum and analyze that autovacuum would start a few seconds into the next window, then
+ * checkpoints (perf.md 4.1: fresh state and a checkpoint before each run). Observed without it: an
+ * autovacuum of pg-boss's fan-out tables running inside ours' e2e window right after. Every table of every
+ * system gets the same treatment; it takes 1-2 s between runs.
+ */
+async function settle(connection: PgConnection): Promise<number> {
   const client = new pg.Client(connection)
   await client.connect()
+  const started = Date.now()
   try {
-    await client.query('CHECKPOINT')
-  } catch {
-    // CHECKPOINT needs superuser or pg_checkpoint on an external server; the run goes on without it.
+    for (;;) {
+      const result = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+      )
+      if ((result.rows[0]?.n ?? 0) === 0 || Date.now() - started >= AUTOVACUUM_WAIT_MS) break
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    const stale = await client.query<{ name: string }>(
+      `SELECT format('%I.%I', schemaname, relname) AS name FROM pg_stat_user_tables
+       WHERE n_dead_tup + n_ins_since_vacuum + n_mod_since_analyze >= $1`,
+      [VACUUM_THRESHOLD_ROWS],
+    )
+    for (const { name } of stale.rows) {
+      // A table we may not vacuum (an external server, another owner) is left to autovacuum.
+      await client.query(`VACUUM (ANALYZE) ${name}`).catch(() => undefined)
+    }
+    try {
+      await client.query('CHECKPOINT')
+    } catch {
+      // CHECKPOINT needs superuser or pg_checkpoint on an external server; the run goes on without it.
+    }
+    return Date.now() - started
   } finally {
     await client.end()
   }
@@ -144,7 +180,7 @@ export async function startBenchPostgres(log: (line: string) => void): Promise<B
       origin: `PG_HOST=${connection.host}:${connection.port}/${connection.database}`,
       postmasterPid: await localPostmasterPid(connection),
       settings,
-      checkpoint: () => runCheckpoint(connection),
+      settle: () => settle(connection),
       stop: () => Promise.resolve(),
     }
   }
@@ -166,7 +202,7 @@ export async function startBenchPostgres(log: (line: string) => void): Promise<B
       origin: `embedded (${dataDir}, runs as ${server.runAs})`,
       postmasterPid: await readPostmasterPid(server.clusterDir),
       settings,
-      checkpoint: () => runCheckpoint(connection),
+      settle: () => settle(connection),
       stop: async () => {
         await server.stop()
         await rm(dataDir, { recursive: true, force: true })

@@ -191,7 +191,8 @@ async function main(): Promise<number> {
             const other = await waitForQuietMachine(watched, { maxCores: 0.3, timeoutMs: 10_000 })
             if (other !== undefined && other >= 0.3) log(`machine still busy (${other.toFixed(2)} cores of other load)`)
           }
-          await pg.checkpoint()
+          const waited = await pg.settle()
+          if (waited >= 1000) log(`settled PostgreSQL (vacuum, analyze, checkpoint) in ${(waited / 1000).toFixed(1)} s`)
           log(`run ${run}/${options.runs}: ${spec.id} on ${adapter.name}`)
           try {
             const result = await runScenario(adapter, spec, run, settings)
