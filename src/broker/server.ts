@@ -210,7 +210,6 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       defaultSubscriptionMode: config.defaultSubscriptionMode === 'all' ? 'all' : 'new',
       stateRefreshMs: config.jobs.stateRefreshMs,
       poolSize: config.pg.poolSize,
-      encryptionKeyConfigured: config.encryptionKey !== undefined,
       encryptionKey: config.encryptionKey,
       popWait: config.popWait,
       testHooks: config.testHooks,

@@ -35,8 +35,6 @@ export interface ServicesConfig {
   defaultSubscriptionMode: 'all' | 'new'
   stateRefreshMs: number
   poolSize: number
-  /** True when `encryptionKey` is set: configure may then enable encryption on a queue. */
-  encryptionKeyConfigured: boolean
   /** QUEEN_ENCRYPTION_KEY (64 hex characters, validated at boot); absent = no encryption (semantics.md 9). */
   encryptionKey?: string
   popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }

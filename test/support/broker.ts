@@ -39,8 +39,6 @@ export function testServicesConfig(overrides: Partial<ServicesConfig> = {}): Ser
     defaultSubscriptionMode: 'all',
     stateRefreshMs: 5000,
     poolSize: 10,
-    // Derived from the key, as the server does; a test gives a broker a key with `config: { encryptionKey }`.
-    encryptionKeyConfigured: overrides.encryptionKey !== undefined,
     popWait: { initialIntervalMs: 100, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 1000 },
     statsIntervalMs: 10_000,
     metricsAggregateIntervalSeconds: 60,

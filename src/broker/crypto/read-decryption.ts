@@ -18,6 +18,18 @@ import {
 /** Shown instead of a payload this broker has no key for. */
 export const KEY_UNAVAILABLE_READ_ERROR = 'encryption key unavailable'
 
+/** The names a read route's query returns with every message row. */
+export interface MessageRowNames {
+  queue_name: string
+  partition_name: string
+  transaction_id: string
+}
+
+/** The identity a row's ciphertext is bound to (semantics.md 9.1). */
+export function rowIdentity(tenant: string, row: MessageRowNames): PayloadIdentity {
+  return { tenant, queue: row.queue_name, partition: row.partition_name, transactionId: row.transaction_id }
+}
+
 /** A payload as a read route answers it. */
 export interface ReadablePayload {
   payload: unknown

@@ -151,12 +151,13 @@ BEGIN
                       ORDER BY c.consumer_group) AS state
     FROM queen.consumers c GROUP BY c.partition_id
   ), changed AS MATERIALIZED (
-    SELECT p.id, q.id AS queue_id, q.tenant, p.xmin::text || ':' || coalesce(cs.state, '') AS state
+    SELECT p.id, q.id AS queue_id, q.tenant, f.state
     FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id
     LEFT JOIN consumer_states cs ON cs.partition_id = p.id
+    CROSS JOIN LATERAL (SELECT p.xmin::text || ':' || coalesce(cs.state, '') AS state) f
     LEFT JOIN queen.stats_snapshot old ON old.level = 'partition' AND old.tenant = q.tenant AND old.scope = p.id::text
-    WHERE old.source_state IS DISTINCT FROM p.xmin::text || ':' || coalesce(cs.state, '')
+    WHERE old.source_state IS DISTINCT FROM f.state
        OR old.processing > 0 OR old.failed > 0 OR old.dead_letter > 0
        OR EXISTS (SELECT 1 FROM queen.message_states st WHERE st.partition_id = p.id)
        OR EXISTS (SELECT 1 FROM queen.dead_letters d WHERE d.partition_id = p.id)
@@ -256,12 +257,12 @@ BEGIN
   WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c
                     WHERE c.partition_id = g.partition_id AND c.consumer_group = g.consumer_group);
   WITH changed AS MATERIALIZED (
-    SELECT c.partition_id, c.consumer_group, c.queue_id, c.cursor_position, c.start_at,
-           p.xmin::text || ':' || c.xmin::text AS state
+    SELECT c.partition_id, c.consumer_group, c.queue_id, c.cursor_position, c.start_at, f.state
     FROM queen.consumers c
     JOIN queen.partitions p ON p.id = c.partition_id
+    CROSS JOIN LATERAL (SELECT p.xmin::text || ':' || c.xmin::text AS state) f
     LEFT JOIN queen.stats_group_lag old ON old.partition_id = c.partition_id AND old.consumer_group = c.consumer_group
-    WHERE old.source_state IS DISTINCT FROM p.xmin::text || ':' || c.xmin::text
+    WHERE old.source_state IS DISTINCT FROM f.state
        OR EXISTS (SELECT 1 FROM queen.message_states st
                   WHERE st.partition_id = c.partition_id AND st.consumer_group = c.consumer_group)
   )

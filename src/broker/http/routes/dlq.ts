@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { runQuery } from '../../db/pool.js'
 import { tenantOf } from '../tenant.js'
-import { readablePayload } from '../../crypto/read-decryption.js'
+import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
 
@@ -47,12 +47,7 @@ export function registerDlqRoutes(app: FastifyInstance): void {
     return {
       messages: rows.map((row) => {
         // `data` is decrypted (semantics.md 9.2); null with `dataError` when it cannot be.
-        const readable = readablePayload(app.broker.cipher, row.payload, row.is_encrypted, {
-          tenant,
-          queue: row.queue_name,
-          partition: row.partition_name,
-          transactionId: row.transaction_id,
-        })
+        const readable = readablePayload(app.broker.cipher, row.payload, row.is_encrypted, rowIdentity(tenant, row))
         return {
           id: row.message_id,
           transactionId: row.transaction_id,

@@ -9,7 +9,7 @@ import { IGNORE_BODY } from '../body-parsing.js'
 import { inTransaction, runQuery } from '../../db/pool.js'
 import { BrokerError, validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
-import { readablePayload } from '../../crypto/read-decryption.js'
+import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
 import type { PayloadCipher } from '../../crypto/payload-cipher.js'
 import { resealRetriedCopy } from '../../crypto/retried-copy.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
@@ -165,12 +165,7 @@ function listItem(row: ListRow): Record<string, unknown> {
 
 function messageDetail(row: GetRow, tenant: string, cipher: PayloadCipher | undefined): Record<string, unknown> {
   const busGroups = row.consumer_groups.length
-  const readable = readablePayload(cipher, row.payload, row.is_encrypted, {
-    tenant,
-    queue: row.queue_name,
-    partition: row.partition_name,
-    transactionId: row.transaction_id,
-  })
+  const readable = readablePayload(cipher, row.payload, row.is_encrypted, rowIdentity(tenant, row))
   return {
     id: row.id,
     transactionId: row.transaction_id,

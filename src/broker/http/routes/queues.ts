@@ -44,7 +44,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
   app.post('/api/v1/configure', async (request) => {
     const broker = app.broker
     const tenant = tenantOf(request)
-    const configure = parseConfigureBody(request.body, broker.config.encryptionKeyConfigured)
+    const configure = parseConfigureBody(request.body, broker.cipher !== undefined)
     const [row] = await runQuery<{ queue_id: string; partition_id: string }>(broker.pool, 'queueConfigure', [
       tenant,
       configure.queue,

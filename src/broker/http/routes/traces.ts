@@ -7,7 +7,7 @@ import { runQuery } from '../../db/pool.js'
 import { describeDbFailure } from '../../db/pg-errors.js'
 import { validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
-import { readablePayload } from '../../crypto/read-decryption.js'
+import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
 import { queryInteger, type Query } from '../validation/query.js'
 import {
   asObject,
@@ -148,12 +148,12 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
     return {
       traces: rows.map((row) => {
         // `message_payload` is decrypted (semantics.md 9.2); null with `message_payload_error` when it cannot be.
-        const readable = readablePayload(app.broker.cipher, row.message_payload, row.message_is_encrypted === true, {
-          tenant,
-          queue: row.queue_name,
-          partition: row.partition_name,
-          transactionId: row.transaction_id,
-        })
+        const readable = readablePayload(
+          app.broker.cipher,
+          row.message_payload,
+          row.message_is_encrypted === true,
+          rowIdentity(tenant, row),
+        )
         return {
           id: row.id,
           transaction_id: row.transaction_id,
