@@ -4,6 +4,7 @@
  * than src/.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
@@ -108,8 +109,21 @@ async function waitUntilHealthy(url: string, child: ChildProcess, tail: string[]
   }
 }
 
-/** Starts `bin/run.js serve` on the benchmark's PostgreSQL. */
-export async function startBrokerProcess(pg: BenchPostgres, extraEnv: Record<string, string> = {}) {
+/** The V8 flags bin/run.js's shebang line (`#!/usr/bin/env -S node <flags>`) gives the installed binary. */
+function shebangNodeFlags(): string[] {
+  const first = readFileSync(path.join(REPO_ROOT, 'bin/run.js'), 'utf8').split('\n', 1)[0] ?? ''
+  const words = first.replace(/^#!\S*env\s+-S\s+/, '').split(/\s+/)
+  return words[0] === 'node' ? words.slice(1).filter(Boolean) : []
+}
+
+/**
+ * Starts `bin/run.js serve` on the benchmark's PostgreSQL. `profileDir` runs it under node's --cpu-prof
+ * (the profile is written there when the broker exits at the end of the run).
+ */
+export async function startBrokerProcess(
+  pg: BenchPostgres,
+  options: { extraEnv?: Record<string, string>; profileDir?: string } = {},
+) {
   const port = await freePort()
   const spoolDir = await mkdtemp('/tmp/queenctl-bench-spool-')
   const env: NodeJS.ProcessEnv = { ...process.env }
@@ -126,14 +140,19 @@ export async function startBrokerProcess(pg: BenchPostgres, extraEnv: Record<str
     FILE_BUFFER_DIR: spoolDir,
     QUEEN_DATA_DIR: spoolDir,
     LOG_LEVEL: 'warn',
-    ...extraEnv,
+    ...options.extraEnv,
   })
-  // Started through its shebang, as the installed `queenctl` binary runs (with the V8 flags it sets).
-  const child = spawn(path.join(REPO_ROOT, 'bin/run.js'), ['serve'], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  // Started through its shebang, as the installed `queenctl` binary runs (with the V8 flags it sets);
+  // under a profiler, by node with those same flags.
+  const entry = path.join(REPO_ROOT, 'bin/run.js')
+  const child =
+    options.profileDir === undefined
+      ? spawn(entry, ['serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(
+          process.execPath,
+          [...shebangNodeFlags(), '--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, entry, 'serve'],
+          { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+        )
   const tail: string[] = []
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {

@@ -8,6 +8,7 @@
  *   npm run bench -- --runs 3                     everything 3 times, medians (min-max)
  *   npm run bench -- --scenarios push-100,drain --adapters ours,ceiling --window 30
  *   npm run bench -- --soak --scenarios none      only the 10-minute RSS soak
+ *   npm run bench -- --scenarios drain --adapters ours --profile /tmp/prof   CPU profile of the broker
  */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -35,6 +36,7 @@ const USAGE = `usage: npm run bench -- [options]
   --warmup SECONDS     warm-up before each window (default 3, quick 1)
   --soak               also run the broker RSS soak (ours only)
   --soak-minutes N     soak length (default 10)
+  --profile DIR        run the broker under node --cpu-prof; its .cpuprofile lands in DIR when the run ends
   --no-build           do not rebuild dist/ even when it is older than src/
   --strict             exit 1 when a speed target fails too (correctness failures always exit 1)`
 
@@ -48,6 +50,7 @@ interface Options {
   soakMinutes?: number
   build: boolean
   strict: boolean
+  profileDir?: string
 }
 
 function list<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T[] {
@@ -80,6 +83,7 @@ function parseOptions(argv: string[]): Options {
       soak: { type: 'boolean', default: false },
       'soak-minutes': { type: 'string' },
       'no-build': { type: 'boolean', default: false },
+      profile: { type: 'string' },
       strict: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -100,6 +104,7 @@ function parseOptions(argv: string[]): Options {
     soakMinutes: values.soak ? positive(values['soak-minutes'], 10, '--soak-minutes') : undefined,
     build: !values['no-build'],
     strict: values.strict,
+    profileDir: values.profile === undefined ? undefined : path.resolve(values.profile),
   }
 }
 
@@ -157,7 +162,7 @@ async function main(): Promise<number> {
     if (pg.postmasterPid === undefined) notes.push('PostgreSQL CPU not measured: its postmaster is not visible here')
 
     if (wantsOurs) {
-      const started = await startBrokerProcess(pg)
+      const started = await startBrokerProcess(pg, { profileDir: options.profileDir })
       broker = started
       cleanups.push(() => started.stop())
       adapters.push(new OursAdapter(started, `queenctl ${ourVersion()} (node bin/run.js serve, pid ${started.pid})`))
