@@ -65,7 +65,7 @@ $fn$;
 -- not grow with the partition's history.
 CREATE OR REPLACE FUNCTION queen.partition_counters(p_partition_id uuid)
 RETURNS TABLE (total bigint, pending bigint, processing bigint, completed bigint, failed bigint, dead_letter bigint)
-LANGUAGE plpgsql STABLE AS $fn$
+LANGUAGE plpgsql STABLE ROWS 1 AS $fn$
 #variable_conflict use_column
 DECLARE
   g queen.consumers%ROWTYPE;

@@ -18,18 +18,68 @@ WITH scope AS (
 ), bounds AS (
   SELECT coalesce($8::timestamptz, coalesce($9::timestamptz, now()) - interval '1 hour') AS from_at,
          $9::timestamptz AS to_at
-), candidates AS (
-  SELECT s.*, m.id, m.position, m.transaction_id, m.trace_id, m.producer_sub, m.created_at,
-         queen.message_group_status(m.partition_id, m.position, m.created_at, $7::text) AS status
+), ranges AS (
+  -- Per partition, the positions worth reading. created_at never decreases along positions, so the time
+  -- window is a range of positions (binary search: messages have no created_at index). A status filter
+  -- narrows it further with bounds that can only be too wide, never too narrow (the status of each row is
+  -- still computed below): pending and processing lie above the group's cursor, processing only up to a
+  -- live lease's end; completed lies at or below the greatest of the cursor, the last out-of-order
+  -- settlement and the last message before a subscription start; dead_letter at or below the group's last
+  -- dead letter. Computing the status of every message of the window first took 60 s with 2.5 million
+  -- messages, and sorting them all without a filter 2.2 s.
+  SELECT s.*,
+         greatest(queen.retention_position_before(s.partition_id, b.from_at),
+                  CASE WHEN $6::text IN ('pending', 'processing') THEN coalesce(k.cursor_position, 0) ELSE 0 END)
+           AS above,
+         least(CASE WHEN b.to_at IS NULL THEN 9223372036854775807
+                    ELSE queen.retention_position_before(s.partition_id, b.to_at + interval '1 microsecond') END,
+               CASE $6::text
+                 WHEN 'processing' THEN
+                   CASE WHEN k.lease_id IS NOT NULL AND k.lease_expires_at > clock_timestamp() THEN k.lease_to ELSE 0 END
+                 WHEN 'completed' THEN greatest(
+                   k.cursor_position,
+                   (SELECT max(st.position) FROM queen.message_states st
+                    WHERE st.partition_id = s.partition_id AND st.consumer_group = $7::text AND st.settled),
+                   (SELECT queen.retention_position_before(s.partition_id, max(t.start_at))
+                    FROM (SELECT k.start_at
+                          UNION ALL
+                          SELECT u.start_at FROM queen.subscriptions u
+                          WHERE u.queue_id = s.queue_id AND u.consumer_group = $7::text) t),
+                   0)
+                 WHEN 'dead_letter' THEN coalesce(
+                   (SELECT max(d.position) FROM queen.dead_letters d
+                    WHERE d.partition_id = s.partition_id AND d.consumer_group = $7::text), 0)
+                 ELSE 9223372036854775807
+               END) AS upto
   FROM scope s
   CROSS JOIN bounds b
-  JOIN queen.messages m ON m.partition_id = s.partition_id
-  WHERE m.created_at >= b.from_at AND (b.to_at IS NULL OR m.created_at <= b.to_at)
+  LEFT JOIN queen.consumers k ON k.partition_id = s.partition_id AND k.consumer_group = $7::text
+), candidates AS (
+  -- Per partition, the newest limit + offset matching messages (primary key, newest first). Without a
+  -- status filter the status is computed for the page only.
+  SELECT r.queue_id, r.queue_name, r.namespace, r.task, r.priority, r.partition_id, r.partition_name, m.id,
+         m.position, m.transaction_id, m.trace_id, m.producer_sub, m.created_at, m.status
+  FROM ranges r
+  CROSS JOIN bounds b
+  CROSS JOIN LATERAL (
+    SELECT x.id, x.position, x.transaction_id, x.trace_id, x.producer_sub, x.created_at, f.status
+    FROM queen.messages x
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN $6::text IS NULL THEN NULL
+                  ELSE queen.message_group_status(x.partition_id, x.position, x.created_at, $7::text) END AS status
+    ) f
+    WHERE x.partition_id = r.partition_id AND x.position > r.above AND x.position <= r.upto
+      AND x.created_at >= b.from_at AND (b.to_at IS NULL OR x.created_at <= b.to_at)
+      AND ($6::text IS NULL OR f.status = $6)
+    ORDER BY x.position DESC
+    LIMIT $10::bigint + $11::bigint
+  ) m
+  WHERE r.upto > r.above
 ), page AS (
-  SELECT c.* FROM candidates c
-  WHERE $6::text IS NULL OR c.status = $6
-  ORDER BY c.created_at DESC, c.partition_id, c.position DESC
-  LIMIT $10 OFFSET $11
+  SELECT c.queue_id, c.queue_name, c.namespace, c.task, c.priority, c.partition_id, c.partition_name, c.id,
+         c.position, c.transaction_id, c.trace_id, c.producer_sub, c.created_at,
+         coalesce(c.status, queen.message_group_status(c.partition_id, c.position, c.created_at, $7::text)) AS status
+  FROM (SELECT * FROM candidates ORDER BY created_at DESC, partition_id, position DESC LIMIT $10 OFFSET $11) c
 ), mode AS (
   SELECT EXISTS (SELECT 1 FROM queen.consumers k
                  WHERE k.queue_id IN (SELECT s.queue_id FROM scope s) AND k.consumer_group = '__QUEUE_MODE__')
