@@ -1,6 +1,7 @@
 /**
- * The ack path (semantics.md section 6): validated acks -> group commit -> one queen.ack_messages() call
- * per batch -> one result per item -> wake-ups for released leases. Same isolation rules as pushes:
+ * The ack path (semantics.md section 6): validated acks -> group commit -> per batch, queen.ack_leases()
+ * for whole leases acked as completed and one queen.ack_messages() call for everything else -> one result
+ * per item -> wake-ups for released leases. Same isolation rules as pushes:
  * deadlocks retried in place, an outage reported to every request, any other batch failure retried
  * request by request.
  */
@@ -43,6 +44,13 @@ interface AckRow {
   lease_released: boolean | null
   dlq: boolean
   already_acked: boolean
+  queue_name: string | null
+  partition_name: string | null
+}
+
+interface WholeLeaseRow {
+  ord: number
+  applied: boolean
   queue_name: string | null
   partition_name: string | null
 }
@@ -131,22 +139,24 @@ export class AckEngine {
   }
 
   private async apply(db: pg.Pool | pg.ClientBase, requests: AckItem[][]): Promise<AckOutcome[][]> {
-    const wire = requests.flat().map((item, index) => ({
-      i: index,
-      pid: item.partitionId,
-      tx: item.transactionId,
-      g: item.group,
-      l: item.leaseId,
-      st: item.status,
-      err: item.error,
-    }))
-    const rows = await runQuery<AckRow>(db, 'messageAck', [JSON.stringify(wire)])
-    const byIndex = new Map(rows.map((row) => [row.idx, row]))
-    let offset = 0
-    return requests.map((items) =>
-      items.map((item) => {
-        const row = byIndex.get(offset++)
-        return {
+    const items = requests.flat()
+    const outcomes: (AckOutcome | undefined)[] = await this.applyWholeLeases(db, items)
+    const rest = items.flatMap((item, index) => (outcomes[index] ? [] : [{ item, index }]))
+    if (rest.length > 0) {
+      const wire = rest.map(({ item, index }) => ({
+        i: index,
+        pid: item.partitionId,
+        tx: item.transactionId,
+        g: item.group,
+        l: item.leaseId,
+        st: item.status,
+        err: item.error,
+      }))
+      const rows = await runQuery<AckRow>(db, 'messageAck', [JSON.stringify(wire)])
+      const byIndex = new Map(rows.map((row) => [row.idx, row]))
+      for (const { item, index } of rest) {
+        const row = byIndex.get(index)
+        outcomes[index] = {
           transactionId: item.transactionId,
           success: row?.success ?? false,
           error: row ? row.error : 'ack was not applied',
@@ -156,7 +166,63 @@ export class AckEngine {
           dlq: row?.dlq ?? false,
           alreadyAcked: row?.already_acked ?? false,
         }
-      }),
-    )
+      }
+    }
+    let offset = 0
+    return requests.map((request) => request.map(() => outcomes[offset++]!))
+  }
+
+  /**
+   * The common case in one cheap statement: a consumer acking every message of its lease as completed.
+   * Items grouped by (partition, group, lease) that are all `completed` with distinct transaction ids go to
+   * queen.ack_leases(); the outcomes of the leases it applied are filled in (the lease is released by the
+   * group's last item), the rest stay undefined for queen.ack_messages().
+   */
+  private async applyWholeLeases(db: pg.Pool | pg.ClientBase, items: AckItem[]): Promise<(AckOutcome | undefined)[]> {
+    const outcomes = new Array<AckOutcome | undefined>(items.length)
+    const groups = new Map<string, number[]>()
+    items.forEach((item, index) => {
+      if (item.leaseId === null) return
+      const key = `${item.partitionId}\u0000${item.group}\u0000${item.leaseId}`
+      const members = groups.get(key)
+      if (members) members.push(index)
+      else groups.set(key, [index])
+    })
+    const leases = [...groups.values()].filter((members) => {
+      const transactionIds = new Set<string>()
+      for (const index of members) {
+        const item = items[index]!
+        if (item.status !== 'completed') return false
+        transactionIds.add(item.transactionId)
+      }
+      return transactionIds.size === members.length
+    })
+    if (leases.length === 0) return outcomes
+    const first = (members: number[]) => items[members[0]!]!
+    const rows = await runQuery<WholeLeaseRow>(db, 'messageAckLeases', [
+      leases.map((members) => first(members).partitionId),
+      leases.map((members) => first(members).group),
+      leases.map((members) => first(members).leaseId),
+      leases.map((members) => members.length),
+      leases.flatMap((members) => members.map((index) => items[index]!.transactionId)),
+    ])
+    for (const row of rows) {
+      const members = leases[row.ord - 1]
+      if (!row.applied || !members) continue
+      const last = members[members.length - 1]
+      for (const index of members) {
+        outcomes[index] = {
+          transactionId: items[index]!.transactionId,
+          success: true,
+          error: null,
+          queueName: row.queue_name,
+          partitionName: row.partition_name,
+          leaseReleased: index === last,
+          dlq: false,
+          alreadyAcked: false,
+        }
+      }
+    }
+    return outcomes
   }
 }

@@ -225,6 +225,57 @@ describe('POST /api/v1/ack', () => {
     expect((await consumerRow('groups-batch', 'B')).cursor_position).toBe(1)
   })
 
+  it('settles a whole lease acked in any order in one batch; a batch naming a message outside the lease answers per item', async () => {
+    await pushMany(broker, 'whole-lease', 'a', 3)
+    await pushMany(broker, 'whole-lease', 'b', 3)
+    const first = await pop(broker, 'whole-lease', { batch: 3 })
+    const second = await pop(broker, 'whole-lease', { batch: 3 })
+    const [whole, other] = [first.messages, second.messages]
+    expect(new Set([...whole, ...other].map((m: any) => m.partition))).toEqual(new Set(['a', 'b']))
+    // The other lease's batch names its first two messages and one that does not exist.
+    const foreign = { ...other[0], transactionId: 'not-in-this-lease' }
+    const results = await ackBatch(broker, [whole[2], other[0], whole[0], foreign, whole[1], other[1]])
+    expect(results.map((item) => [item.transactionId, item.success, item.error, item.leaseReleased])).toEqual([
+      [whole[2].transactionId, true, null, false],
+      [other[0].transactionId, true, null, false],
+      [whole[0].transactionId, true, null, false],
+      ['not-in-this-lease', false, 'Message not found', null],
+      [whole[1].transactionId, true, null, true],
+      [other[1].transactionId, true, null, false],
+    ])
+    const rows = await broker.db.query(
+      `SELECT p.name, c.cursor_position, c.lease_id IS NOT NULL AS leased, c.total_consumed FROM queen.consumers c
+       JOIN queen.partitions p ON p.id = c.partition_id JOIN queen.queues q ON q.id = c.queue_id
+       WHERE q.name = 'whole-lease' ORDER BY p.name`,
+    )
+    const byName = Object.fromEntries(rows.rows.map((row) => [row.name, row]))
+    expect(byName[whole[0].partition]).toMatchObject({ cursor_position: 3, leased: false, total_consumed: 3 })
+    // Two of three settled: the cursor covers them, the lease stays for the third.
+    expect(byName[other[0].partition]).toMatchObject({ cursor_position: 2, leased: true, total_consumed: 2 })
+    const last = await ack(broker, other[2])
+    expect(last).toMatchObject({ success: true, leaseReleased: true })
+  })
+
+  it('answers a whole-lease batch with an expired lease per item, and a repeated message as already acked', async () => {
+    await configure(broker, 'whole-expired', { leaseTime: 1 })
+    await pushMany(broker, 'whole-expired', 'p', 2)
+    const expired = await pop(broker, 'whole-expired', { batch: 2 })
+    await sleep(1200)
+    const results = await ackBatch(broker, expired.messages)
+    expect(results.map((item) => [item.success, item.error])).toEqual([
+      [false, 'Invalid or expired lease'],
+      [false, 'Invalid or expired lease'],
+    ])
+    const again = await pop(broker, 'whole-expired', { batch: 2 })
+    const twice = await ackBatch(broker, [again.messages[0], again.messages[0], again.messages[1]])
+    expect(twice.map((item) => [item.success, item.alreadyAcked])).toEqual([
+      [true, false],
+      [true, true],
+      [true, false],
+    ])
+    expect((await consumerRow('whole-expired')).cursor_position).toBe(2)
+  })
+
   it('fuses concurrent acks into fewer database round trips than requests', async () => {
     await pushMany(broker, 'ack-fused', 'p', 40)
     const body = await pop(broker, 'ack-fused', { batch: 40 })

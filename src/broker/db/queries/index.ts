@@ -27,6 +27,7 @@ const FILES = {
   leaseRelease: 'lease-release.sql',
   maintenanceTryLock: 'maintenance-try-lock.sql',
   messageAck: 'message-ack.sql',
+  messageAckLeases: 'message-ack-leases.sql',
   messageDeadLetter: 'message-dead-letter.sql',
   messageDeadLetterUndecryptable: 'message-dead-letter-undecryptable.sql',
   messageDelete: 'message-delete.sql',
