@@ -61,6 +61,41 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     })
   })
 
+  it('returns every field as pushed, whatever characters the strings and payloads hold', async () => {
+    const traceId = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
+    const pushed = [
+      { transactionId: 'tx "quoted" \\ back/slash', payload: 'a "string" payload with \\ and \u2028' },
+      { transactionId: 'ünïcødé 😀 tx', payload: { nested: { list: [1, 2.5, null, true], text: 'é "q"' } }, traceId },
+      { transactionId: 'null-payload', payload: null },
+      { transactionId: 'number-payload', payload: -12.75 },
+      { transactionId: 'array-payload', payload: [{ a: 1 }, 'two', []] },
+    ]
+    await push(
+      broker,
+      pushed.map((item) => ({ queue: 'pop-fields', partition: 'p.ü-1', ...item })),
+    )
+    const body = await pop(broker, 'pop-fields', { batch: 10, consumerGroup: 'group "g" ü' })
+    expect(body.consumerGroup).toBe('group "g" ü')
+    expect(
+      body.messages.map((m: any) => [m.transactionId, m.data, m.traceId, m.partition, m.consumerGroup, m.queue]),
+    ).toEqual(
+      pushed.map((item) => [
+        item.transactionId,
+        item.payload,
+        item.traceId ?? null,
+        'p.ü-1',
+        'group "g" ü',
+        'pop-fields',
+      ]),
+    )
+    for (const message of body.messages) {
+      expect(message.id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(message.partitionId).toBe(body.partitionId)
+      expect(message.leaseId).toBe(body.leaseId)
+      expect(Date.parse(message.createdAt)).toBeGreaterThan(Date.now() - 60_000)
+    }
+  })
+
   it('never returns more than batch messages, and a leased partition is skipped by the same group', async () => {
     await pushMany(broker, 'pop-batch', 'p', 5)
     const first = await pop(broker, 'pop-batch', { batch: 2 })
