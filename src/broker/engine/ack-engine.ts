@@ -125,25 +125,57 @@ export class AckEngine {
 
   /** Runs acks inside a caller's transaction (POST /api/v1/transaction), without batching. */
   async ackInTransaction(client: pg.ClientBase, items: AckItem[]): Promise<AckOutcome[]> {
-    return this.apply(client, [items]).then((results) => results[0]!)
+    const outcomes = await this.applyWholeLeases(client, items)
+    await this.applyEach(client, items, outcomes, openIndexes(outcomes, 0, items.length))
+    return outcomes as AckOutcome[]
   }
 
+  // Whole leases first, then everything else. Each statement is retried on its own: a retry must never run
+  // again a statement that committed (its leases would then answer "already acked").
   private async runBatch(requests: AckItem[][]): Promise<AckOutcome[][]> {
+    const items = requests.flat()
+    let outcomes: (AckOutcome | undefined)[]
     try {
-      return await retryOnConflict(() => this.apply(this.pool, requests))
+      outcomes = await retryOnConflict(() => this.applyWholeLeases(this.pool, items))
     } catch (error) {
       if (classifyPgError(error) === 'unavailable') throw new DatabaseUnavailableError(error)
-      if (requests.length === 1) throw error
-      return Promise.all(requests.map(async (request) => (await this.runBatch([request]))[0]!))
+      // Nothing of it applied (one statement): every item takes the general path, which answers each.
+      outcomes = new Array<AckOutcome | undefined>(items.length)
+    }
+    const groups: number[][] = []
+    let offset = 0
+    for (const request of requests) {
+      const open = openIndexes(outcomes, offset, offset + request.length)
+      if (open.length > 0) groups.push(open)
+      offset += request.length
+    }
+    if (groups.length > 0) await this.applyRest(items, outcomes, groups)
+    offset = 0
+    return requests.map((request) => request.map(() => outcomes[offset++]!))
+  }
+
+  /** The general path for the open items of each request; a failing batch is retried request by request. */
+  private async applyRest(items: AckItem[], outcomes: (AckOutcome | undefined)[], groups: number[][]): Promise<void> {
+    try {
+      await retryOnConflict(() => this.applyEach(this.pool, items, outcomes, groups.flat()))
+    } catch (error) {
+      if (classifyPgError(error) === 'unavailable') throw new DatabaseUnavailableError(error)
+      if (groups.length === 1) throw error
+      await Promise.all(groups.map((group) => this.applyRest(items, outcomes, [group])))
     }
   }
 
-  private async apply(db: pg.Pool | pg.ClientBase, requests: AckItem[][]): Promise<AckOutcome[][]> {
-    const items = requests.flat()
-    const outcomes: (AckOutcome | undefined)[] = await this.applyWholeLeases(db, items)
-    const rest = items.flatMap((item, index) => (outcomes[index] ? [] : [{ item, index }]))
-    if (rest.length > 0) {
-      const wire = rest.map(({ item, index }) => ({
+  /** queen.ack_messages() for the items at `indexes`; fills their outcomes. */
+  private async applyEach(
+    db: pg.Pool | pg.ClientBase,
+    items: AckItem[],
+    outcomes: (AckOutcome | undefined)[],
+    indexes: number[],
+  ): Promise<void> {
+    if (indexes.length === 0) return
+    const wire = indexes.map((index) => {
+      const item = items[index]!
+      return {
         i: index,
         pid: item.partitionId,
         tx: item.transactionId,
@@ -151,25 +183,23 @@ export class AckEngine {
         l: item.leaseId,
         st: item.status,
         err: item.error,
-      }))
-      const rows = await runQuery<AckRow>(db, 'messageAck', [JSON.stringify(wire)])
-      const byIndex = new Map(rows.map((row) => [row.idx, row]))
-      for (const { item, index } of rest) {
-        const row = byIndex.get(index)
-        outcomes[index] = {
-          transactionId: item.transactionId,
-          success: row?.success ?? false,
-          error: row ? row.error : 'ack was not applied',
-          queueName: row?.queue_name ?? null,
-          partitionName: row?.partition_name ?? null,
-          leaseReleased: row?.lease_released ?? null,
-          dlq: row?.dlq ?? false,
-          alreadyAcked: row?.already_acked ?? false,
-        }
+      }
+    })
+    const rows = await runQuery<AckRow>(db, 'messageAck', [JSON.stringify(wire)])
+    const byIndex = new Map(rows.map((row) => [row.idx, row]))
+    for (const index of indexes) {
+      const row = byIndex.get(index)
+      outcomes[index] = {
+        transactionId: items[index]!.transactionId,
+        success: row?.success ?? false,
+        error: row ? row.error : 'ack was not applied',
+        queueName: row?.queue_name ?? null,
+        partitionName: row?.partition_name ?? null,
+        leaseReleased: row?.lease_released ?? null,
+        dlq: row?.dlq ?? false,
+        alreadyAcked: row?.already_acked ?? false,
       }
     }
-    let offset = 0
-    return requests.map((request) => request.map(() => outcomes[offset++]!))
   }
 
   /**
@@ -225,4 +255,11 @@ export class AckEngine {
     }
     return outcomes
   }
+}
+
+/** Indexes in [from, to) that have no outcome yet. */
+function openIndexes(outcomes: (AckOutcome | undefined)[], from: number, to: number): number[] {
+  const open: number[] = []
+  for (let index = from; index < to; index++) if (!outcomes[index]) open.push(index)
+  return open
 }
