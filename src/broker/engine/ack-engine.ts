@@ -35,6 +35,11 @@ export interface AckOutcome {
   leaseReleased: boolean | null
   dlq: boolean
   alreadyAcked: boolean
+  /**
+   * With leaseReleased: false when the partition held no message beyond the released lease, so parked pops
+   * need no wake (a later push wakes them); undefined when not known.
+   */
+  backlogAfterRelease?: boolean
 }
 
 interface AckRow {
@@ -53,6 +58,7 @@ interface WholeLeaseRow {
   applied: boolean
   queue_name: string | null
   partition_name: string | null
+  backlog: boolean | null
 }
 
 /** Hears about released leases (parked pops may now get that partition). */
@@ -94,7 +100,12 @@ export class AckEngine {
     if (items.length === 0) return []
     const outcomes = await this.batcher.submit(items)
     for (const outcome of outcomes) {
-      if (outcome.leaseReleased && outcome.queueName && outcome.partitionName) {
+      if (
+        outcome.leaseReleased &&
+        outcome.backlogAfterRelease !== false &&
+        outcome.queueName &&
+        outcome.partitionName
+      ) {
         this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
       }
     }
@@ -250,6 +261,7 @@ export class AckEngine {
           leaseReleased: index === last,
           dlq: false,
           alreadyAcked: false,
+          backlogAfterRelease: index === last ? row.backlog !== false : undefined,
         }
       }
     }
