@@ -35,11 +35,6 @@ export interface AckOutcome {
   leaseReleased: boolean | null
   dlq: boolean
   alreadyAcked: boolean
-  /**
-   * With leaseReleased: false when the partition held no message beyond the released lease, so parked pops
-   * need no wake (a later push wakes them); undefined when not known.
-   */
-  backlogAfterRelease?: boolean
 }
 
 interface AckRow {
@@ -58,7 +53,6 @@ interface WholeLeaseRow {
   applied: boolean
   queue_name: string | null
   partition_name: string | null
-  backlog: boolean | null
 }
 
 /** Hears about released leases (parked pops may now get that partition). */
@@ -100,12 +94,7 @@ export class AckEngine {
     if (items.length === 0) return []
     const outcomes = await this.batcher.submit(items)
     for (const outcome of outcomes) {
-      if (
-        outcome.leaseReleased &&
-        outcome.backlogAfterRelease !== false &&
-        outcome.queueName &&
-        outcome.partitionName
-      ) {
+      if (outcome.leaseReleased && outcome.queueName && outcome.partitionName) {
         this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
       }
     }
@@ -261,7 +250,6 @@ export class AckEngine {
           leaseReleased: index === last,
           dlq: false,
           alreadyAcked: false,
-          backlogAfterRelease: index === last ? row.backlog !== false : undefined,
         }
       }
     }

@@ -244,49 +244,6 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     }
   })
 
-  it('wakes parked long-polls when an ack releases a lease with messages behind it, and only then', async () => {
-    const slow = await startTestBroker({
-      label: 'release-wake',
-      config: {
-        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
-      },
-    })
-    const waiters = slow.services.waiters
-    const wakes: string[] = []
-    const wake = waiters.wake.bind(waiters)
-    waiters.wake = (tenant, queue, partition, source) => {
-      wakes.push(`${queue}/${partition}`)
-      wake(tenant, queue, partition, source)
-    }
-    try {
-      // Nothing behind the lease: its release wakes nobody; the next push does.
-      await pushMany(slow, 'release-none', 'p', 2)
-      const all = await pop(slow, 'release-none', { batch: 10 })
-      const idle = pop(slow, 'release-none', { wait: true, timeout: 30_000 })
-      await sleep(200)
-      wakes.length = 0
-      await ackBatch(slow, all.messages)
-      expect(wakes).toEqual([])
-      await pushMany(slow, 'release-none', 'p', 1, 5)
-      expect(numbers(await idle)).toEqual([5])
-
-      // A message behind the lease: the release wakes the parked pop, which gets it.
-      await pushMany(slow, 'release-wake', 'p', 3)
-      const first = await pop(slow, 'release-wake', { batch: 2 })
-      const started = Date.now()
-      const parked = pop(slow, 'release-wake', { wait: true, timeout: 30_000 })
-      await sleep(200)
-      expect(waiters.parked).toBe(1)
-      wakes.length = 0
-      await ackBatch(slow, first.messages)
-      expect(wakes).toEqual(['release-wake/p'])
-      expect(numbers(await parked)).toEqual([2])
-      expect(Date.now() - started).toBeLessThan(10_000)
-    } finally {
-      await slow.close()
-    }
-  })
-
   it('answers the empty envelope when the long-poll timeout passes', async () => {
     const started = Date.now()
     const body = await pop(broker, 'quiet', { wait: true, timeout: 300, consumerGroup: 'g' })
