@@ -1,7 +1,8 @@
 -- 007_messages_admin: per-message administration and the message status of one group (http-api.md 6.4,
 -- 7.1-7.5; semantics.md 6.4, 8.4 and the DLQ retention paragraph of 10).
 --
--- Objects: functions queen.message_group_status, queen.message_bus_status, queen.release_idle_lease,
+-- Objects: functions queen.message_group_status, queen.message_bus_status, queen.partition_newest_messages,
+-- queen.release_idle_lease,
 -- queen.delete_message, queen.clear_queue, queen.retry_message, queen.dead_letter_message.
 --
 -- Locking: follows the canonical order of 001 (queue row, partition rows by name, consumer rows by
@@ -44,6 +45,48 @@ RETURNS text LANGUAGE sql STABLE AS $fn$
   LEFT JOIN queen.consumers c ON c.partition_id = p_partition_id AND c.consumer_group = p_group
   LEFT JOIN queen.message_states st
     ON st.partition_id = p_partition_id AND st.consumer_group = p_group AND st.position = p_position
+$fn$;
+
+-- For GET /api/v1/messages: the newest messages of one partition with a position in (p_above, p_upto] and
+-- created in [p_from, p_to], with their status for p_group when p_status is set and only those with that
+-- status; at most p_limit rows, newest first. A loop over a cursor rather than one statement: the cursor
+-- reads the primary key backwards and the loop stops after p_limit matches, so a status is computed only for
+-- the rows read. The planner cannot know how wide the position range is and estimates it small, so left to
+-- itself it read the whole range with a bitmap scan and sorted it (as one statement it also computed the
+-- status of every row: 100 s on 2 million messages; as this loop, 2 s): bitmap scans and sorts are off here,
+-- which leaves the backward primary-key scan.
+CREATE OR REPLACE FUNCTION queen.partition_newest_messages(p_partition_id uuid, p_above bigint, p_upto bigint,
+                                                           p_from timestamptz, p_to timestamptz, p_group text,
+                                                           p_status text, p_limit bigint)
+RETURNS TABLE (m_id uuid, m_position bigint, m_transaction_id text, m_trace_id uuid, m_producer_sub text,
+               m_created_at timestamptz, m_status text)
+LANGUAGE plpgsql STABLE SET enable_bitmapscan = off SET enable_sort = off AS $fn$
+DECLARE
+  r record;
+  v_found bigint := 0;
+BEGIN
+  IF p_limit <= 0 OR p_upto <= p_above THEN
+    RETURN;
+  END IF;
+  FOR r IN
+    SELECT x.id, x.position, x.transaction_id, x.trace_id, x.producer_sub, x.created_at
+    FROM queen.messages x
+    WHERE x.partition_id = p_partition_id AND x.position > p_above AND x.position <= p_upto
+    ORDER BY x.position DESC
+  LOOP
+    -- created_at never decreases along positions: below the window's start nothing further matches.
+    EXIT WHEN r.created_at < p_from;
+    CONTINUE WHEN p_to IS NOT NULL AND r.created_at > p_to;
+    m_status := CASE WHEN p_status IS NOT NULL
+                     THEN queen.message_group_status(p_partition_id, r.position, r.created_at, p_group) END;
+    CONTINUE WHEN m_status IS DISTINCT FROM p_status;
+    m_id := r.id; m_position := r.position; m_transaction_id := r.transaction_id; m_trace_id := r.trace_id;
+    m_producer_sub := r.producer_sub; m_created_at := r.created_at;
+    RETURN NEXT;
+    v_found := v_found + 1;
+    EXIT WHEN v_found >= p_limit;
+  END LOOP;
+END;
 $fn$;
 
 -- How many named groups (fan-out, "bus" groups) know the message's queue, and how many of them are done

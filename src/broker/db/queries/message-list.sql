@@ -55,26 +55,15 @@ WITH scope AS (
   CROSS JOIN bounds b
   LEFT JOIN queen.consumers k ON k.partition_id = s.partition_id AND k.consumer_group = $7::text
 ), candidates AS (
-  -- Per partition, the newest limit + offset matching messages (primary key, newest first). Without a
-  -- status filter the status is computed for the page only.
-  SELECT r.queue_id, r.queue_name, r.namespace, r.task, r.priority, r.partition_id, r.partition_name, m.id,
-         m.position, m.transaction_id, m.trace_id, m.producer_sub, m.created_at, m.status
+  -- Per partition, the newest limit + offset matching messages (queen.partition_newest_messages, schema
+  -- 007). Without a status filter the status is computed for the page only.
+  SELECT r.queue_id, r.queue_name, r.namespace, r.task, r.priority, r.partition_id, r.partition_name,
+         m.m_id AS id, m.m_position AS position, m.m_transaction_id AS transaction_id, m.m_trace_id AS trace_id,
+         m.m_producer_sub AS producer_sub, m.m_created_at AS created_at, m.m_status AS status
   FROM ranges r
   CROSS JOIN bounds b
-  CROSS JOIN LATERAL (
-    SELECT x.id, x.position, x.transaction_id, x.trace_id, x.producer_sub, x.created_at, f.status
-    FROM queen.messages x
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN $6::text IS NULL THEN NULL
-                  ELSE queen.message_group_status(x.partition_id, x.position, x.created_at, $7::text) END AS status
-    ) f
-    WHERE x.partition_id = r.partition_id AND x.position > r.above AND x.position <= r.upto
-      AND x.created_at >= b.from_at AND (b.to_at IS NULL OR x.created_at <= b.to_at)
-      AND ($6::text IS NULL OR f.status = $6)
-    ORDER BY x.position DESC
-    LIMIT $10::bigint + $11::bigint
-  ) m
-  WHERE r.upto > r.above
+  CROSS JOIN LATERAL queen.partition_newest_messages(r.partition_id, r.above, r.upto, b.from_at, b.to_at,
+                                                     $7::text, $6::text, $10::bigint + $11::bigint) m
 ), page AS (
   SELECT c.queue_id, c.queue_name, c.namespace, c.task, c.priority, c.partition_id, c.partition_name, c.id,
          c.position, c.transaction_id, c.trace_id, c.producer_sub, c.created_at,
