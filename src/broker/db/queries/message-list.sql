@@ -19,8 +19,9 @@ WITH scope AS (
   SELECT coalesce($8::timestamptz, coalesce($9::timestamptz, now()) - interval '1 hour') AS from_at,
          $9::timestamptz AS to_at
 ), ranges AS (
-  -- Per partition, the positions worth reading. created_at never decreases along positions, so the time
-  -- window is a range of positions (binary search: messages have no created_at index). A status filter
+  -- Per partition, the positions worth reading. created_at never decreases along positions, so the end of
+  -- the time window is a position (binary search: messages have no created_at index); its start needs none,
+  -- queen.partition_newest_messages stops at the first message older than it. A status filter
   -- narrows it further with bounds that can only be too wide, never too narrow (the status of each row is
   -- still computed below): pending and processing lie above the group's cursor, processing only up to a
   -- live lease's end; completed lies at or below the greatest of the cursor, the last out-of-order
@@ -28,9 +29,7 @@ WITH scope AS (
   -- dead letter. Computing the status of every message of the window first took 60 s with 2.5 million
   -- messages, and sorting them all without a filter 2.2 s.
   SELECT s.*,
-         greatest(queen.retention_position_before(s.partition_id, b.from_at),
-                  CASE WHEN $6::text IN ('pending', 'processing') THEN coalesce(k.cursor_position, 0) ELSE 0 END)
-           AS above,
+         CASE WHEN $6::text IN ('pending', 'processing') THEN coalesce(k.cursor_position, 0) ELSE 0 END AS above,
          least(CASE WHEN b.to_at IS NULL THEN 9223372036854775807
                     ELSE queen.retention_position_before(s.partition_id, b.to_at + interval '1 microsecond') END,
                CASE $6::text
