@@ -193,6 +193,7 @@ const EXPECTED_OBJECTS = [
   "to_regclass('queen.consumers')",
   "to_regclass('queen.message_states')",
   "to_regclass('queen.dead_letters')",
+  "to_regproc('queen.push_batch')",
   "to_regproc('queen.push_messages')",
   "to_regproc('queen.pop_messages')",
   "to_regproc('queen.ack_messages')",

@@ -1,5 +1,5 @@
 /**
- * The push path: validated items -> group commit -> one queen.push_messages() call per batch -> per-item
+ * The push path: validated items -> group commit -> one queen.push_batch() call per batch -> per-item
  * outcomes -> wake-ups (semantics.md section 3).
  *
  * Isolation: requests batched together share one statement. Validation at the edge keeps bad input out,
@@ -15,6 +15,7 @@ import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '..
 import type { PushItemInput } from '../http/validation/push-body.js'
 import type { PushEncryption } from '../crypto/push-encryption.js'
 import { MicroBatcher } from './micro-batcher.js'
+import { PushBatchParams } from './push-batch-params.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 import type { SpoolRecord } from '../spool/record-format.js'
@@ -229,23 +230,23 @@ export class PushEngine {
         [tenant, queues],
       )
       const encrypted = new Set(settings.filter((row) => row.encryption_enabled).map((row) => row.name))
-      const wire = records.map((record, index) => {
+      const batch = new PushBatchParams(tenant, true)
+      records.forEach((record) => {
         const stored = encryption.forReplay(tenant, record, encrypted.has(record.queue))
-        return {
-          i: index,
-          q: record.queue,
-          p: record.partition,
+        batch.add({
+          queue: record.queue,
+          partition: record.partition,
           id: newUuidV7(),
-          tx: record.transactionId,
-          gen: false,
-          tr: record.traceId,
-          sub: record.producerSub,
-          pl: stored.payload,
-          enc: stored.encrypted,
-          acc: new Date(record.acceptedAt).toISOString(),
-        }
+          transactionId: record.transactionId,
+          generated: false,
+          traceId: record.traceId,
+          producerSub: record.producerSub,
+          payload: stored.payload,
+          encrypted: stored.encrypted,
+          acceptedAt: new Date(record.acceptedAt).toISOString(),
+        })
       })
-      return runQuery<PushRow>(this.pool, 'messagePush', [tenant, JSON.stringify(wire), true])
+      return runQuery<PushRow>(this.pool, 'messagePush', batch.values())
     })
     const refused = rows.find((row) => row.status === 'failed')
     if (refused) throw new Error(`replay refused: ${refused.error ?? 'unknown reason'}`)
@@ -346,33 +347,36 @@ export class PushEngine {
   private async store(requests: PushRequest[], db: pg.Pool | pg.ClientBase = this.pool): Promise<PushOutcome[][]> {
     const tenant = requests[0]!.tenant
     const outcomes: PushOutcome[][] = requests.map(() => [])
-    const wire: object[] = []
-    const origin: { request: number; item: number }[] = []
-    requests.forEach((request, requestIndex) => {
-      request.items.forEach((item, itemIndex) => {
-        origin.push({ request: requestIndex, item: itemIndex })
-        wire.push({
-          i: wire.length,
-          q: item.queue,
-          p: item.partition,
+    const batch = new PushBatchParams(tenant, false)
+    requests.forEach((request) => {
+      request.items.forEach((item) => {
+        batch.add({
+          queue: item.queue,
+          partition: item.partition,
           id: newUuidV7(),
-          tx: item.transactionId,
-          gen: item.generatedTransactionId,
-          tr: item.traceId,
-          sub: item.producerSub,
-          pl: item.payload,
-          enc: item.encrypted === true,
+          transactionId: item.transactionId,
+          generated: item.generatedTransactionId,
+          traceId: item.traceId,
+          producerSub: item.producerSub,
+          payload: item.payload,
+          encrypted: item.encrypted === true,
         })
       })
     })
-    if (wire.length > 0) {
-      const statement = () => runQuery<PushRow>(db, 'messagePush', [tenant, JSON.stringify(wire), false])
+    if (batch.size > 0) {
+      const statement = () => runQuery<PushRow>(db, 'messagePush', batch.values())
       // Inside a caller's transaction a failed statement aborts it, so only the caller can retry.
       const rows = db === this.pool ? await retryOnConflict(statement) : await statement()
-      const byIndex = new Map(rows.map((row) => [row.idx, row]))
-      origin.forEach(({ request, item: itemIndex }, wireIndex) => {
-        const item = requests[request]!.items[itemIndex]!
-        outcomes[request]![itemIndex] = toOutcome(item, byIndex.get(wireIndex))
+      // Rows come back in item order (idx = the item's index in the batch).
+      const byIndex: (PushRow | undefined)[] = []
+      rows.forEach((row) => {
+        byIndex[row.idx] = row
+      })
+      let wireIndex = 0
+      requests.forEach((request, requestIndex) => {
+        request.items.forEach((item, itemIndex) => {
+          outcomes[requestIndex]![itemIndex] = toOutcome(item, byIndex[wireIndex++])
+        })
       })
     }
     return outcomes

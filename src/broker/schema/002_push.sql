@@ -1,18 +1,19 @@
--- 002_push: queen.push_messages(), the one statement the engine runs per push batch.
+-- 002_push: queen.push_batch(), the one statement the engine runs per push batch.
 --
--- Objects: type queen.push_row; function queen.push_messages(tenant, items jsonb, replay boolean).
+-- Objects: type queen.push_row; functions queen.push_batch(tenant, item arrays, payloads jsonb, replay),
+-- queen.push_messages(tenant, items jsonb, replay) (the same with the items as JSON) and
+-- queen.push_messages_general(tenant, items jsonb, replay) (queue and partition creation, caps).
 --
 -- Locking: queues are created in name order; queues with a cap (maxSize, maxPartitions) are locked FOR
 -- UPDATE in name order; partitions are created-or-locked by one INSERT .. ON CONFLICT DO UPDATE in
 -- (queue name, partition name) order. The partition row lock is held to commit, so positions become
 -- visible in increasing order (semantics.md 3.2) and concurrent duplicates resolve under it (3.3).
 --
--- Items (one JSON object each): i (index in the batch), q (queue), p (partition), id (message id,
+-- Items as JSON (one object each): i (index in the batch), q (queue), p (partition), id (message id,
 -- UUIDv7 from the broker), tx (transaction id), gen (true when the broker generated tx, so no earlier
 -- message can carry it), tr (trace id), sub (producer sub), pl (payload), enc (payload is ciphertext),
--- acc (acceptance time; spool replay passes the original one).
---
--- Items must carry i = their index in the array (the fast path reads payloads with p_items -> i).
+-- acc (acceptance time; spool replay passes the original one). Items must carry i = their index in the
+-- array. queen.push_batch() takes the same fields as one array each.
 --
 -- Result: one row per item: status queued | duplicate | failed, the message id (the original's for a
 -- duplicate), the partition id, and an error for failed items. Replay (p_replay) ignores maxSize and
@@ -189,17 +190,29 @@ END;
 $fn$;
 
 -- The fast path of a push batch: every queue and partition already exists and no queue has a cap (the
--- steady state). Two statements: lock the partitions (canonical order), reading what the batch needs of
--- them and their queues once per distinct (queue, partition); then decide, insert, advance the partitions
--- and answer in one statement; payloads are read once, straight from the argument. The lock comes first
--- and alone, so the second statement's snapshot sees every message committed before it (the dedup check
--- of concurrent duplicates relies on it); a locked row is read in its newest version, so next_position is
--- current. Same rules and result as the general path. Runs with plan_cache_mode = force_generic_plan: under
--- the default, plpgsql re-planned both statements at every call (measured with pg_stat_statements on a
--- push of 4 items: 1.03 ms per call, 0.75 ms with cached generic plans).
-CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
+-- steady state). The items arrive as parallel arrays (element n of each array is item n - 1) and the payloads
+-- as one JSON array: PostgreSQL parses arrays of uuid and text at about half the cost of the same fields as
+-- JSON objects through jsonb_to_recordset (measured on 100-item pushes: 8.6 against 15.6 µs per item).
+-- p_traces, p_subs and p_accepted may be NULL when every item's value is NULL (unnest pads with NULLs).
+--
+-- Two statements: lock the partitions (canonical order), reading what the batch needs of them and their
+-- queues once per distinct (queue, partition); then decide, insert, advance the partitions and answer in one
+-- statement. The lock comes first and alone, so the second statement's snapshot sees every message committed
+-- before it (the dedup check of concurrent duplicates relies on it); a locked row is read in its newest
+-- version, so next_position is current. Same rules and result as the general path, which it calls with the
+-- items as JSON when a queue or partition is missing or a queue has a cap.
+--
+-- plan_cache_mode = force_generic_plan: under the default, plpgsql re-planned both statements at every call
+-- (measured with pg_stat_statements on a push of 4 items: 1.03 ms per call, 0.75 ms with cached generic
+-- plans). enable_seqscan = off: every read here is by key, and a generic plan made while a table was small
+-- or freshly vacuumed empty is kept for the session; it had the dedup probe scan the whole messages table for
+-- every item (10x slower pushes until autovacuum's next analyze invalidated the plan).
+CREATE OR REPLACE FUNCTION queen.push_batch(
+  p_tenant text, p_queues text[], p_partitions text[], p_ids uuid[], p_txs text[], p_generated boolean[],
+  p_traces uuid[], p_subs text[], p_encrypted boolean[], p_payloads jsonb, p_replay boolean DEFAULT false,
+  p_accepted timestamptz[] DEFAULT NULL)
 RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := clock_timestamp();
@@ -223,9 +236,9 @@ BEGIN
   FROM (
     -- Lookups by index, once per distinct queue and once per distinct (queue, partition), the partitions
     -- locked in key order (plain joins would be planned as hash joins over every queue and partition:
-    -- jsonb_to_recordset is always estimated at 100 rows).
+    -- unnest is always estimated at 10 rows).
     WITH keys AS MATERIALIZED (
-      SELECT DISTINCT x.q, x.p FROM jsonb_to_recordset(p_items) AS x(q text, p text)
+      SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)
     ), queues AS MATERIALIZED (
       SELECT found_queue.*
       FROM (SELECT DISTINCT k.q FROM keys k) dq
@@ -249,23 +262,57 @@ BEGIN
   ) l;
 
   IF v_locked < v_wanted OR v_capped THEN
-    RETURN QUERY SELECT * FROM queen.push_messages_general(p_tenant, p_items, p_replay);
+    RETURN QUERY SELECT * FROM queen.push_messages_general(p_tenant, (
+      SELECT jsonb_agg(jsonb_build_object('i', u.n - 1, 'q', u.q, 'p', u.p, 'id', u.id, 'tx', u.tx, 'gen', u.gen,
+                                          'tr', u.tr, 'sub', u.sub, 'pl', p_payloads -> (u.n::integer - 1),
+                                          'enc', u.enc, 'acc', u.acc) ORDER BY u.n)
+      FROM unnest(p_queues, p_partitions, p_ids, p_txs, p_generated, p_traces, p_subs, p_encrypted, p_accepted)
+           WITH ORDINALITY AS u(q, p, id, tx, gen, tr, sub, enc, acc, n)), p_replay);
     RETURN;
   END IF;
 
   RETURN QUERY
   WITH items AS (
-    SELECT x.i, x.id, x.tx, coalesce(x.gen, false) AS gen, x.tr, x.sub, coalesce(x.enc, false) AS enc,
-           coalesce(x.acc, v_now) AS acc, k.partition_id, k.next_position, k.newest_created_at,
-           k.encryption_enabled, k.dedup_window_seconds
-    FROM jsonb_to_recordset(p_items)
-         AS x(i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, enc boolean, acc timestamptz)
+    SELECT (u.n - 1)::integer AS i, u.id, u.tx, coalesce(u.gen, false) AS gen, u.tr, u.sub,
+           coalesce(u.enc, false) AS enc, coalesce(u.acc, v_now) AS acc, k.partition_id, k.next_position,
+           k.newest_created_at, k.encryption_enabled, k.dedup_window_seconds
+    FROM unnest(p_queues, p_partitions, p_ids, p_txs, p_generated, p_traces, p_subs, p_encrypted, p_accepted)
+         WITH ORDINALITY AS u(q, p, id, tx, gen, tr, sub, enc, acc, n)
     JOIN unnest(k_queue, k_partition, k_partition_id, k_next_position, k_newest_created_at, k_encryption,
                 k_dedup_window)
          AS k(q, p, partition_id, next_position, newest_created_at, encryption_enabled, dedup_window_seconds)
-      ON k.q = x.q AND k.p = x.p
+      ON k.q = u.q AND k.p = u.p
   ), meta AS (
     SELECT it.*, first_value(it.id) OVER (PARTITION BY it.partition_id, it.tx ORDER BY it.i) AS first_id FROM items it
+  ), probe_keys AS (
+    -- The transaction ids to look up: the first of each in the batch, unless the broker generated it.
+    SELECT m.partition_id, array_agg(m.tx) AS txs,
+           min(m.acc - make_interval(secs => m.dedup_window_seconds)) AS since
+    FROM meta m
+    WHERE m.dedup_window_seconds > 0 AND NOT (m.gen AND NOT p_replay) AND m.first_id = m.id
+    GROUP BY m.partition_id
+  ), found AS MATERIALIZED (
+    -- One index scan per partition for all of the batch's transaction ids, instead of two lookups per item
+    -- (PostgreSQL 17 walks a sorted key array in one pass). Usually empty; MATERIALIZED keeps the planner
+    -- from folding it back into a per-item lookup.
+    SELECT e.partition_id, e.transaction_id AS tx, e.id, e.accepted_at, 1 AS source, e.position
+    FROM probe_keys pk
+    JOIN queen.messages e
+      ON e.partition_id = pk.partition_id AND e.transaction_id = ANY (pk.txs) AND e.accepted_at >= pk.since
+    UNION ALL
+    SELECT d.partition_id, d.transaction_id, d.message_id, d.accepted_at, 2, NULL
+    FROM probe_keys pk
+    JOIN queen.dedup_entries d
+      ON d.partition_id = pk.partition_id AND d.transaction_id = ANY (pk.txs) AND d.accepted_at >= pk.since
+  ), earlier AS (
+    -- Per item: the newest earlier message with its transaction id inside the item's own window (replayed
+    -- items carry their original acceptance time), else a tombstone of a deleted one.
+    SELECT DISTINCT ON (m.i) m.i, f.id
+    FROM meta m
+    JOIN found f ON f.partition_id = m.partition_id AND f.tx = m.tx
+    WHERE f.accepted_at >= m.acc - make_interval(secs => m.dedup_window_seconds)
+      AND m.dedup_window_seconds > 0 AND NOT (m.gen AND NOT p_replay) AND m.first_id = m.id
+    ORDER BY m.i, f.source, f.position DESC
   ), decided AS (
     SELECT m.i, m.id, m.tx, m.tr, m.sub, m.enc, m.acc, m.partition_id, m.next_position, m.newest_created_at,
       CASE
@@ -276,24 +323,14 @@ BEGIN
       END AS decision,
       CASE WHEN m.dedup_window_seconds > 0 AND m.first_id <> m.id THEN m.first_id ELSE earlier.id END AS earlier_id
     FROM meta m
-    LEFT JOIN LATERAL (
-      SELECT coalesce(
-        (SELECT e.id FROM queen.messages e
-          WHERE e.partition_id = m.partition_id AND e.transaction_id = m.tx
-            AND e.accepted_at >= m.acc - make_interval(secs => m.dedup_window_seconds)
-          ORDER BY e.position DESC LIMIT 1),
-        (SELECT d.message_id FROM queen.dedup_entries d
-          WHERE d.partition_id = m.partition_id AND d.transaction_id = m.tx
-            AND d.accepted_at >= m.acc - make_interval(secs => m.dedup_window_seconds))) AS id
-      WHERE m.dedup_window_seconds > 0 AND NOT (m.gen AND NOT p_replay) AND m.first_id = m.id
-    ) earlier ON true
+    LEFT JOIN earlier ON earlier.i = m.i
   ), numbered AS (
     SELECT d.*, row_number() OVER (PARTITION BY d.partition_id ORDER BY d.i) AS nth
     FROM decided d WHERE d.decision = 'queued'
   ), inserted AS (
     INSERT INTO queen.messages (partition_id, position, id, transaction_id, payload, is_encrypted, trace_id,
                                 producer_sub, created_at, accepted_at)
-    SELECT n.partition_id, n.next_position + n.nth - 1, n.id, n.tx, coalesce(p_items -> n.i -> 'pl', 'null'::jsonb),
+    SELECT n.partition_id, n.next_position + n.nth - 1, n.id, n.tx, coalesce(p_payloads -> n.i, 'null'::jsonb),
            n.enc, n.tr, n.sub, greatest(v_now, coalesce(n.newest_created_at, v_now)), n.acc
     FROM numbered n
     ORDER BY n.partition_id, n.nth
@@ -315,4 +352,25 @@ BEGIN
   FROM decided d
   ORDER BY d.i;
 END;
+$fn$;
+
+-- A push batch given as one JSON array of items (see the top of this file), for callers that build items in
+-- SQL (dead-letter replay, 007) and for tests: the same as queen.push_batch().
+CREATE OR REPLACE FUNCTION queen.push_messages(p_tenant text, p_items jsonb, p_replay boolean DEFAULT false)
+RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
+LANGUAGE sql AS $fn$
+  SELECT b.*
+  FROM (
+    SELECT array_agg(x.q ORDER BY x.i) AS q, array_agg(x.p ORDER BY x.i) AS p, array_agg(x.id ORDER BY x.i) AS id,
+           array_agg(x.tx ORDER BY x.i) AS tx, array_agg(x.gen ORDER BY x.i) AS gen,
+           array_agg(x.tr ORDER BY x.i) AS tr, array_agg(x.sub ORDER BY x.i) AS sub,
+           array_agg(x.enc ORDER BY x.i) AS enc, jsonb_agg(coalesce(x.pl, 'null'::jsonb) ORDER BY x.i) AS pl,
+           array_agg(x.acc ORDER BY x.i) AS acc
+    FROM jsonb_to_recordset(p_items)
+         AS x(i integer, q text, p text, id uuid, tx text, gen boolean, tr uuid, sub text, pl jsonb, enc boolean,
+              acc timestamptz)
+  ) a
+  CROSS JOIN LATERAL queen.push_batch(p_tenant, a.q, a.p, a.id, a.tx, a.gen, a.tr, a.sub, a.enc, a.pl, p_replay,
+                                      a.acc) b
+  WHERE a.q IS NOT NULL
 $fn$;

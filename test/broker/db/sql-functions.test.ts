@@ -55,6 +55,55 @@ describe('sql functions', () => {
     expect(c.rows[0]).toEqual({ cursor_position: '2', lease_id: null })
   })
 
+  it('checks each item for an earlier transaction id in its own partition and its own dedup window', async () => {
+    // The first push creates the partitions (general path); the next ones take the fast path, which looks up
+    // a whole batch's transaction ids per partition at once.
+    const first = await push([
+      { i: 0, q: 'dd', p: 'A', id: randomUUID(), tx: 'x', pl: 1 },
+      { i: 1, q: 'dd', p: 'B', id: randomUUID(), tx: 'y', pl: 2 },
+    ])
+    expect(first.map((r) => r.status)).toEqual(['queued', 'queued'])
+    const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+    const batch = await push([
+      { i: 0, q: 'dd', p: 'A', id: ids[0], tx: 'x', pl: 3 },
+      { i: 1, q: 'dd', p: 'B', id: ids[1], tx: 'x', pl: 4 },
+      { i: 2, q: 'dd', p: 'B', id: ids[2], tx: 'y', pl: 5 },
+      { i: 3, q: 'dd', p: 'A', id: ids[3], tx: 'z', pl: 6 },
+      { i: 4, q: 'dd', p: 'A', id: ids[4], tx: 'z', pl: 7 },
+    ])
+    expect(batch.map((r) => [r.idx, r.status, r.message_id])).toEqual([
+      [0, 'duplicate', first[0].message_id],
+      [1, 'queued', ids[1]],
+      [2, 'duplicate', first[1].message_id],
+      [3, 'queued', ids[3]],
+      [4, 'duplicate', ids[3]],
+    ])
+    // Replayed items carry their own acceptance time: two hours later, 'x' is outside the 3600 s window.
+    const later = new Date(Date.now() + 2 * 3600_000).toISOString()
+    const replayed = await client.query('SELECT * FROM queen.push_messages($1, $2::jsonb, true)', [
+      '',
+      JSON.stringify([
+        { i: 0, q: 'dd', p: 'A', id: randomUUID(), tx: 'x', pl: 8, acc: later },
+        { i: 1, q: 'dd', p: 'A', id: randomUUID(), tx: 'z', pl: 9, acc: new Date().toISOString() },
+      ]),
+    ])
+    expect(replayed.rows.map((r) => [r.status, r.message_id === ids[3]])).toEqual([
+      ['queued', false],
+      ['duplicate', true],
+    ])
+    const stored = await client.query(
+      `SELECT p.name, m.transaction_id, m.payload FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+       JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'dd' ORDER BY p.name, m.position`,
+    )
+    expect(stored.rows.map((r) => [r.name, r.transaction_id, r.payload])).toEqual([
+      ['A', 'x', 1],
+      ['A', 'z', 6],
+      ['A', 'x', 8],
+      ['B', 'y', 2],
+      ['B', 'x', 4],
+    ])
+  })
+
   // The ack of a whole lease takes a one-update fast path; these are the cases it must leave to the
   // per-item rules.
   async function leaseOf(queue: string, partition: string, txs: string[]) {
