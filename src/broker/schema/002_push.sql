@@ -204,9 +204,12 @@ $fn$;
 --
 -- plan_cache_mode = force_generic_plan: under the default, plpgsql re-planned both statements at every call
 -- (measured with pg_stat_statements on a push of 4 items: 1.03 ms per call, 0.75 ms with cached generic
--- plans). enable_seqscan = off: every read here is by key, and a generic plan made while a table was small
--- or freshly vacuumed empty is kept for the session; it had the dedup probe scan the whole messages table for
--- every item (10x slower pushes until autovacuum's next analyze invalidated the plan).
+-- plans). A generic plan is made once per session with the table sizes of that moment and kept until an
+-- analyze invalidates it: made while a table was small or freshly vacuumed empty, it scanned whole tables
+-- where a key lookup was meant (the dedup probe read every message of the table for every item: pushes 10x
+-- slower until autovacuum's next analyze). So every read here is by key: enable_seqscan = off, and the
+-- probe's lookups are LATERAL subqueries kept apart by OFFSET 0 (flattened, they became a full index scan
+-- filtered by a join).
 CREATE OR REPLACE FUNCTION queen.push_batch(
   p_tenant text, p_queues text[], p_partitions text[], p_ids uuid[], p_txs text[], p_generated boolean[],
   p_traces uuid[], p_subs text[], p_encrypted boolean[], p_payloads jsonb, p_replay boolean DEFAULT false,
@@ -294,16 +297,22 @@ BEGIN
   ), found AS MATERIALIZED (
     -- One index scan per partition for all of the batch's transaction ids, instead of two lookups per item
     -- (PostgreSQL 17 walks a sorted key array in one pass). Usually empty; MATERIALIZED keeps the planner
-    -- from folding it back into a per-item lookup.
-    SELECT e.partition_id, e.transaction_id AS tx, e.id, e.accepted_at, 1 AS source, e.position
+    -- from folding it back into a per-item lookup, OFFSET 0 keeps each lookup a key lookup (see above).
+    SELECT pk.partition_id, e.transaction_id AS tx, e.id, e.accepted_at, 1 AS source, e.position
     FROM probe_keys pk
-    JOIN queen.messages e
-      ON e.partition_id = pk.partition_id AND e.transaction_id = ANY (pk.txs) AND e.accepted_at >= pk.since
+    CROSS JOIN LATERAL (
+      SELECT e.transaction_id, e.id, e.accepted_at, e.position FROM queen.messages e
+      WHERE e.partition_id = pk.partition_id AND e.transaction_id = ANY (pk.txs) AND e.accepted_at >= pk.since
+      OFFSET 0
+    ) e
     UNION ALL
-    SELECT d.partition_id, d.transaction_id, d.message_id, d.accepted_at, 2, NULL
+    SELECT pk.partition_id, d.transaction_id, d.message_id, d.accepted_at, 2, NULL
     FROM probe_keys pk
-    JOIN queen.dedup_entries d
-      ON d.partition_id = pk.partition_id AND d.transaction_id = ANY (pk.txs) AND d.accepted_at >= pk.since
+    CROSS JOIN LATERAL (
+      SELECT d.transaction_id, d.message_id, d.accepted_at FROM queen.dedup_entries d
+      WHERE d.partition_id = pk.partition_id AND d.transaction_id = ANY (pk.txs) AND d.accepted_at >= pk.since
+      OFFSET 0
+    ) d
   ), earlier AS (
     -- Per item: the newest earlier message with its transaction id inside the item's own window (replayed
     -- items carry their original acceptance time), else a tombstone of a deleted one.
