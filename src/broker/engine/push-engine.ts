@@ -367,7 +367,7 @@ export class PushEngine {
       const statement = () => runQuery<PushRow>(db, 'messagePush', batch.values())
       // Inside a caller's transaction a failed statement aborts it, so only the caller can retry.
       const rows = db === this.pool ? await retryOnConflict(statement) : await statement()
-      // Rows come back in item order (idx = the item's index in the batch).
+      // Each row names its item by idx, the item's index in the batch.
       const byIndex: (PushRow | undefined)[] = []
       rows.forEach((row) => {
         byIndex[row.idx] = row
