@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 
 /** Connection settings of the test server (no database chosen). */
 export function serverConnection(): pg.ClientConfig {
@@ -40,4 +40,28 @@ export async function dropTestDatabase(name: string): Promise<void> {
 /** Connection config for a test database. */
 export function databaseConnection(database: string): pg.ClientConfig {
   return { ...serverConnection(), database }
+}
+
+/**
+ * A test file's own database with one connected client: created before the file's tests, dropped after.
+ * Call at the top level of the file; `client()` is valid inside tests.
+ */
+export function useTestDatabase(label: string): { client: () => pg.Client } {
+  let database: string
+  let connected: pg.Client | undefined
+  beforeAll(async () => {
+    database = await createTestDatabase(label)
+    connected = new pg.Client(databaseConnection(database))
+    await connected.connect()
+  })
+  afterAll(async () => {
+    await connected?.end()
+    await dropTestDatabase(database)
+  })
+  return {
+    client: () => {
+      if (!connected) throw new Error('useTestDatabase: client() used outside a test')
+      return connected
+    },
+  }
 }

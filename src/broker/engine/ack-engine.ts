@@ -6,6 +6,7 @@
  * request by request.
  */
 import type pg from 'pg'
+import { textArray, uuidArray } from '../db/array-literals.js'
 import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
@@ -230,11 +231,11 @@ export class AckEngine {
     if (leases.length === 0) return outcomes
     const first = (members: number[]) => items[members[0]!]!
     const rows = await runQuery<WholeLeaseRow>(db, 'messageAckLeases', [
-      leases.map((members) => first(members).partitionId),
-      leases.map((members) => first(members).group),
-      leases.map((members) => first(members).leaseId),
+      uuidArray(leases.map((members) => first(members).partitionId)),
+      textArray(leases.map((members) => first(members).group)),
+      uuidArray(leases.map((members) => first(members).leaseId!)),
       leases.map((members) => members.length),
-      leases.flatMap((members) => members.map((index) => items[index]!.transactionId)),
+      textArray(leases.flatMap((members) => members.map((index) => items[index]!.transactionId))),
     ])
     for (const row of rows) {
       const members = leases[row.ord - 1]

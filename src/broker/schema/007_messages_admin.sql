@@ -2,8 +2,8 @@
 -- 7.1-7.5; semantics.md 6.4, 8.4 and the DLQ retention paragraph of 10).
 --
 -- Objects: functions queen.message_group_status, queen.message_bus_status, queen.partition_newest_messages,
--- queen.release_idle_lease,
--- queen.delete_message, queen.clear_queue, queen.retry_message, queen.dead_letter_message.
+-- queen.release_idle_lease, queen.delete_message, queen.clear_queue, queen.retry_message,
+-- queen.dead_letter_message.
 --
 -- Locking: follows the canonical order of 001 (queue row, partition rows by name, consumer rows by
 -- (partition id, group)). delete_message locks the partition's consumer rows (and the queue row first when

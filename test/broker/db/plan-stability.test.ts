@@ -4,26 +4,16 @@
  * invalidates it, and a whole-table scan in it makes every push or pop slower as the table grows again.
  * The plans are read with auto_explain, which the embedded server ships.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import pg from 'pg'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
-import { createTestDatabase, databaseConnection, dropTestDatabase } from '../../support/database.js'
+import { useTestDatabase } from '../../support/database.js'
 
-let db: string
-let client: pg.Client
+const testDatabase = useTestDatabase('plans')
 const plans: string[] = []
-
-beforeAll(async () => {
-  db = await createTestDatabase('plans')
-  client = new pg.Client(databaseConnection(db))
-  await client.connect()
-  client.on('notice', (notice) => {
+beforeAll(() => {
+  testDatabase.client().on('notice', (notice) => {
     if (notice.message?.includes('plan:')) plans.push(`${notice.message}\n${notice.where ?? ''}`)
   })
-})
-afterAll(async () => {
-  await client.end()
-  await dropTestDatabase(db)
 })
 
 async function push(count: number, prefix: string): Promise<void> {
@@ -35,11 +25,11 @@ async function push(count: number, prefix: string): Promise<void> {
     tx: `${prefix}-${i}`,
     pl: { n: i, pad: 'x'.repeat(100) },
   }))
-  await client.query(`SELECT count(*) FROM queen.push_messages('', $1::jsonb)`, [JSON.stringify(items)])
+  await testDatabase.client().query(`SELECT count(*) FROM queen.push_messages('', $1::jsonb)`, [JSON.stringify(items)])
 }
 
 async function popAll(): Promise<number> {
-  const result = await client.query<{ n: string }>(
+  const result = await testDatabase.client().query<{ n: string }>(
     `SELECT count(*) AS n FROM queen.pop_messages((SELECT id FROM queen.queues WHERE name = 'plans'), NULL,
        '__QUEUE_MODE__', 1000, 1, $1, true, NULL, NULL)`,
     [randomUUID()],
@@ -50,13 +40,13 @@ async function popAll(): Promise<number> {
 /** The plans auto_explain printed for the statements of the next `work` that read queen.messages. */
 async function plansOf(work: () => Promise<unknown>): Promise<string[]> {
   plans.length = 0
-  await client.query(`LOAD 'auto_explain'`)
-  await client.query(`SET auto_explain.log_min_duration = 0`)
-  await client.query(`SET auto_explain.log_nested_statements = on`)
-  await client.query(`SET auto_explain.log_level = notice`)
-  await client.query(`SET client_min_messages = notice`)
+  await testDatabase.client().query(`LOAD 'auto_explain'`)
+  await testDatabase.client().query(`SET auto_explain.log_min_duration = 0`)
+  await testDatabase.client().query(`SET auto_explain.log_nested_statements = on`)
+  await testDatabase.client().query(`SET auto_explain.log_level = notice`)
+  await testDatabase.client().query(`SET client_min_messages = notice`)
   await work()
-  await client.query(`SET auto_explain.log_min_duration = -1`)
+  await testDatabase.client().query(`SET auto_explain.log_min_duration = -1`)
   return plans.filter((plan) => / on messages\b|queen\.messages/.test(plan))
 }
 
@@ -65,8 +55,8 @@ describe('plans made on an empty messages table', () => {
     // A first push creates the queue and partition; the table is then emptied and vacuumed, so its
     // statistics say 0 rows, and one push and pop in this session make and cache the generic plans.
     await push(1, 'seed')
-    await client.query('TRUNCATE queen.messages')
-    await client.query('VACUUM ANALYZE queen.messages')
+    await testDatabase.client().query('TRUNCATE queen.messages')
+    await testDatabase.client().query('VACUUM ANALYZE queen.messages')
     await push(1, 'first')
     expect(await popAll()).toBe(1)
     for (let round = 0; round < 20; round++) await push(500, `grow${round}`)

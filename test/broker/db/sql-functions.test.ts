@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import pg from 'pg'
+import { describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
-import { createTestDatabase, databaseConnection, dropTestDatabase } from '../../support/database.js'
+import { useTestDatabase } from '../../support/database.js'
 
-let db: string
-let client: pg.Client
-
-beforeAll(async () => {
-  db = await createTestDatabase('sqlfn')
-  client = new pg.Client(databaseConnection(db))
-  await client.connect()
-})
-afterAll(async () => {
-  await client.end()
-  await dropTestDatabase(db)
-})
+const testDatabase = useTestDatabase('sqlfn')
 
 async function push(items: object[]) {
-  const r = await client.query('SELECT * FROM queen.push_messages($1, $2::jsonb)', ['', JSON.stringify(items)])
+  const r = await testDatabase
+    .client()
+    .query('SELECT * FROM queen.push_messages($1, $2::jsonb)', ['', JSON.stringify(items)])
   return r.rows
 }
 
@@ -32,16 +22,18 @@ describe('sql functions', () => {
     const dup = await push([{ i: 0, q: 'orders', p: 'A', id: randomUUID(), tx: 't2', pl: {} }])
     expect(dup[0].status).toBe('duplicate')
     expect(dup[0].message_id).toBe(rows[1].message_id)
-    const q = await client.query("SELECT id FROM queen.queues WHERE name='orders'")
+    const q = await testDatabase.client().query("SELECT id FROM queen.queues WHERE name='orders'")
     const lease = randomUUID()
-    const popped = await client.query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
-      q.rows[0].id,
-      '__QUEUE_MODE__',
-      lease,
-    ])
+    const popped = await testDatabase
+      .client()
+      .query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
+        q.rows[0].id,
+        '__QUEUE_MODE__',
+        lease,
+      ])
     expect(popped.rows.map((r) => r.transaction_id)).toEqual(['t1', 't2'])
     const pid = popped.rows[0].partition_id
-    const acks = await client.query('SELECT * FROM queen.ack_messages($1::jsonb)', [
+    const acks = await testDatabase.client().query('SELECT * FROM queen.ack_messages($1::jsonb)', [
       JSON.stringify([
         { i: 0, pid, tx: 't2', g: '__QUEUE_MODE__', l: lease, st: 'completed' },
         { i: 1, pid, tx: 't1', g: '__QUEUE_MODE__', l: lease, st: 'completed' },
@@ -51,7 +43,7 @@ describe('sql functions', () => {
       [true, false, null],
       [true, true, null],
     ])
-    const c = await client.query('SELECT cursor_position, lease_id FROM queen.consumers')
+    const c = await testDatabase.client().query('SELECT cursor_position, lease_id FROM queen.consumers')
     expect(c.rows[0]).toEqual({ cursor_position: '2', lease_id: null })
   })
 
@@ -80,7 +72,7 @@ describe('sql functions', () => {
     ])
     // Replayed items carry their own acceptance time: two hours later, 'x' is outside the 3600 s window.
     const later = new Date(Date.now() + 2 * 3600_000).toISOString()
-    const replayed = await client.query('SELECT * FROM queen.push_messages($1, $2::jsonb, true)', [
+    const replayed = await testDatabase.client().query('SELECT * FROM queen.push_messages($1, $2::jsonb, true)', [
       '',
       JSON.stringify([
         { i: 0, q: 'dd', p: 'A', id: randomUUID(), tx: 'x', pl: 8, acc: later },
@@ -91,7 +83,7 @@ describe('sql functions', () => {
       ['queued', false],
       ['duplicate', true],
     ])
-    const stored = await client.query(
+    const stored = await testDatabase.client().query(
       `SELECT p.name, m.transaction_id, m.payload FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
        JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'dd' ORDER BY p.name, m.position`,
     )
@@ -108,24 +100,30 @@ describe('sql functions', () => {
   // per-item rules.
   async function leaseOf(queue: string, partition: string, txs: string[]) {
     await push(txs.map((tx, i) => ({ i, q: queue, p: partition, id: randomUUID(), tx, pl: { tx } })))
-    const q = await client.query('SELECT id FROM queen.queues WHERE name = $1', [queue])
+    const q = await testDatabase.client().query('SELECT id FROM queen.queues WHERE name = $1', [queue])
     const lease = randomUUID()
-    const popped = await client.query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
-      q.rows[0].id,
-      '__QUEUE_MODE__',
-      lease,
-    ])
+    const popped = await testDatabase
+      .client()
+      .query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
+        q.rows[0].id,
+        '__QUEUE_MODE__',
+        lease,
+      ])
     expect(popped.rows.map((r) => r.transaction_id)).toEqual(txs)
     return { lease, pid: popped.rows[0].partition_id as string }
   }
   async function ack(items: { pid: string; tx: string; l: string }[]) {
-    const r = await client.query('SELECT * FROM queen.ack_messages($1::jsonb)', [
-      JSON.stringify(items.map((x, i) => ({ i, ...x, g: '__QUEUE_MODE__', st: 'completed' }))),
-    ])
+    const r = await testDatabase
+      .client()
+      .query('SELECT * FROM queen.ack_messages($1::jsonb)', [
+        JSON.stringify(items.map((x, i) => ({ i, ...x, g: '__QUEUE_MODE__', st: 'completed' }))),
+      ])
     return [...r.rows].sort((a, b) => a.idx - b.idx).map((r) => [r.success, r.already_acked, r.lease_released, r.error])
   }
   async function consumerOf(pid: string) {
-    const c = await client.query('SELECT cursor_position, lease_id FROM queen.consumers WHERE partition_id = $1', [pid])
+    const c = await testDatabase
+      .client()
+      .query('SELECT cursor_position, lease_id FROM queen.consumers WHERE partition_id = $1', [pid])
     return c.rows[0]
   }
 

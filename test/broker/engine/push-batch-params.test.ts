@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import pg from 'pg'
-import { PushBatchParams, textArray } from '../../../src/broker/engine/push-batch-params.js'
-import { createTestDatabase, databaseConnection, dropTestDatabase } from '../../support/database.js'
+import { describe, expect, it } from 'vitest'
+import { textArray } from '../../../src/broker/db/array-literals.js'
+import { PushBatchParams } from '../../../src/broker/engine/push-batch-params.js'
+import { useTestDatabase } from '../../support/database.js'
 
-let db: string
-let client: pg.Client
-
-beforeAll(async () => {
-  db = await createTestDatabase('pushparams')
-  client = new pg.Client(databaseConnection(db))
-  await client.connect()
-})
-afterAll(async () => {
-  await client.end()
-  await dropTestDatabase(db)
-})
+const testDatabase = useTestDatabase('pushparams')
 
 describe('push batch parameters', () => {
   it('builds text array literals that PostgreSQL reads back as the same strings', async () => {
     const values = ['plain', '', 'NULL', 'a,b', '{braces}', ' spaced ', 'quote"d', 'back\\slash', '\\"', 'é ✓ 🚀', null]
-    const result = await client.query<{ back: (string | null)[] }>('SELECT $1::text[] AS back', [textArray(values)])
+    const result = await testDatabase
+      .client()
+      .query<{ back: (string | null)[] }>('SELECT $1::text[] AS back', [textArray(values)])
     expect(result.rows[0]!.back).toEqual(values)
   })
 
@@ -38,7 +29,7 @@ describe('push batch parameters', () => {
     }
     batch.add(item)
     batch.add({ ...item, id: '0190a000-0000-7000-8000-000000000002', generated: false, payload: undefined })
-    const result = await client.query(
+    const result = await testDatabase.client().query(
       `SELECT $1::text AS tenant, $2::text[] AS queues, $3::text[] AS partitions, $4::uuid[]::text[] AS ids,
               $5::text[] AS txs, $6::boolean[] AS generated, $7::uuid[] AS traces, $8::text[] AS subs,
               $9::boolean[] AS encrypted, $10::jsonb AS payloads, $11::boolean AS replay, $12::timestamptz[] AS accepted`,
