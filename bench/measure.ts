@@ -163,7 +163,10 @@ export interface CpuUsage {
   pg?: number
   bench: number
   machineBusy?: number
+  /** CPU seconds the hypervisor gave other guests while ours were runnable (/proc/stat `steal`). */
   steal?: number
+  /** Average cores stolen by the hypervisor during the measurement (`steal` / `seconds`). */
+  stealCores?: number
   /** Average cores used by processes that are neither the broker, PostgreSQL nor the load generator. */
   otherCores?: number
 }
@@ -178,7 +181,8 @@ export function cpuBetween(start: CpuSnapshot, end: CpuSnapshot): CpuUsage {
   const steal = diff(start.machine?.stealSeconds, end.machine?.stealSeconds)
   const ours = (broker ?? 0) + (pg ?? 0) + bench
   const otherCores = machineBusy === undefined || seconds <= 0 ? undefined : Math.max(0, machineBusy - ours) / seconds
-  return { seconds, broker, pg, bench, machineBusy, steal, otherCores }
+  const stealCores = steal === undefined || seconds <= 0 ? undefined : steal / seconds
+  return { seconds, broker, pg, bench, machineBusy, steal, stealCores, otherCores }
 }
 
 /** Waits (bounded) until processes other than ours use less than `maxCores`, as perf.md 4.1 asks. */

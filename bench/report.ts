@@ -108,8 +108,9 @@ export function renderMarkdown(report: BenchReport): string {
     'Rates are messages/s in the window (deliveries/s summed over groups for fan-out; drain, fan-out and partitions',
     'time a fixed number of messages until all are delivered). Request latency is the push round trip (the pop round',
     'trip for drain). CPU is seconds per 100k messages: broker (child process), PostgreSQL (postmaster and its',
-    'backends) and the load generator (this process, which also hosts pg-boss and the ceiling). "other" is the',
-    'average number of cores used by unrelated processes during the measurement (noise on a shared machine).',
+    'backends) and the load generator (this process, which also hosts pg-boss and the ceiling). "other / steal" are',
+    "the average numbers of cores used by unrelated processes and taken by the hypervisor (a virtual machine's",
+    '`steal` time) during the measurement: noise on a shared machine.',
     'Fan-out and partitions run their producers flat out, so their e2e latency includes queueing. Ratio columns are',
     'ours/other on the rate (higher is better for ours); for e2e, where the rate is fixed, they are other/ours on the',
     'e2e p50. "lost / dup" are counted by message id over every delivery (push scenarios read everything back).',
@@ -117,14 +118,14 @@ export function renderMarkdown(report: BenchReport): string {
   )
   const multi = env.runs > 1 ? ' (min-max)' : ''
   lines.push(
-    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB | CPU s/100k broker / PG / load gen | other cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
+    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB | CPU s/100k broker / PG / load gen | other / steal cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   )
   for (const spec of report.scenarios) {
     for (const row of report.aggregates.filter((a) => a.scenario === spec.id)) {
       const cpu = [row.brokerCpuPer100k, row.pgCpuPer100k, row.benchCpuPer100k].map((s) => num(s.median, 2)).join(' / ')
       lines.push(
-        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.otherCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
+        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.otherCores.median, 2)} / ${num(row.stealCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
       )
     }
   }

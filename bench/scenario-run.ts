@@ -48,6 +48,8 @@ export interface ScenarioResult {
   benchCpuPer100k?: number
   /** Average cores used by other processes on the machine during the measurement (noise). */
   otherCores?: number
+  /** Average cores the hypervisor took away during the measurement (a VM's noise; 0 on bare metal). */
+  stealCores?: number
   accepted: number
   refused: number
   lost: number
@@ -314,6 +316,7 @@ export async function runScenario(
     pgCpuPer100k: per100k(cpu.pg),
     benchCpuPer100k: per100k(cpu.bench),
     otherCores: cpu.otherCores,
+    stealCores: cpu.stealCores,
     accepted: check.accepted,
     refused: check.refused,
     lost: check.lost,

@@ -31,6 +31,7 @@ export interface Aggregate {
   pgCpuPer100k: Stat
   benchCpuPer100k: Stat
   otherCores: Stat
+  stealCores: Stat
   /** Summed over runs. */
   lost: number
   duplicates: number
@@ -86,6 +87,7 @@ export function aggregate(results: readonly ScenarioResult[]): Aggregate[] {
       pgCpuPer100k: pick('pgCpuPer100k'),
       benchCpuPer100k: pick('benchCpuPer100k'),
       otherCores: pick('otherCores'),
+      stealCores: pick('stealCores'),
       lost: sum('lost'),
       duplicates: sum('duplicates'),
       unexpected: sum('unexpected'),
