@@ -11,6 +11,19 @@ async function push(items: object[]) {
   return r.rows
 }
 
+/** Pops up to 10 messages of one partition of `queue` in queue mode under `lease` (no auto-ack). */
+async function popQueueMode(queue: string, lease: string) {
+  const q = await testDatabase.client().query('SELECT id FROM queen.queues WHERE name = $1', [queue])
+  const popped = await testDatabase
+    .client()
+    .query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
+      q.rows[0].id,
+      '__QUEUE_MODE__',
+      lease,
+    ])
+  return popped.rows
+}
+
 describe('sql functions', () => {
   it('push, pop, ack round trip', async () => {
     const rows = await push([
@@ -22,17 +35,10 @@ describe('sql functions', () => {
     const dup = await push([{ i: 0, q: 'orders', p: 'A', id: randomUUID(), tx: 't2', pl: {} }])
     expect(dup[0].status).toBe('duplicate')
     expect(dup[0].message_id).toBe(rows[1].message_id)
-    const q = await testDatabase.client().query("SELECT id FROM queen.queues WHERE name='orders'")
     const lease = randomUUID()
-    const popped = await testDatabase
-      .client()
-      .query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
-        q.rows[0].id,
-        '__QUEUE_MODE__',
-        lease,
-      ])
-    expect(popped.rows.map((r) => r.transaction_id)).toEqual(['t1', 't2'])
-    const pid = popped.rows[0].partition_id
+    const popped = await popQueueMode('orders', lease)
+    expect(popped.map((r) => r.transaction_id)).toEqual(['t1', 't2'])
+    const pid = popped[0].partition_id
     const acks = await testDatabase.client().query('SELECT * FROM queen.ack_messages($1::jsonb)', [
       JSON.stringify([
         { i: 0, pid, tx: 't2', g: '__QUEUE_MODE__', l: lease, st: 'completed' },
@@ -100,17 +106,10 @@ describe('sql functions', () => {
   // per-item rules.
   async function leaseOf(queue: string, partition: string, txs: string[]) {
     await push(txs.map((tx, i) => ({ i, q: queue, p: partition, id: randomUUID(), tx, pl: { tx } })))
-    const q = await testDatabase.client().query('SELECT id FROM queen.queues WHERE name = $1', [queue])
     const lease = randomUUID()
-    const popped = await testDatabase
-      .client()
-      .query('SELECT * FROM queen.pop_messages($1, NULL, $2, 10, 1, $3, false, NULL, NULL)', [
-        q.rows[0].id,
-        '__QUEUE_MODE__',
-        lease,
-      ])
-    expect(popped.rows.map((r) => r.transaction_id)).toEqual(txs)
-    return { lease, pid: popped.rows[0].partition_id as string }
+    const popped = await popQueueMode(queue, lease)
+    expect(popped.map((r) => r.transaction_id)).toEqual(txs)
+    return { lease, pid: popped[0].partition_id as string }
   }
   async function ack(items: { pid: string; tx: string; l: string }[]) {
     const r = await testDatabase
