@@ -106,7 +106,7 @@ class CeilingConsumer implements BenchConsumer {
           values: [partition, this.group, this.options.batch],
         })
         if (result.rows.length > 0) {
-          return result.rows.map((row): CeilingDelivery => ({ ...deliveryOf(row.payload), partition, id: row.id }))
+          return result.rows.map((row): CeilingDelivery => deliveryOf(row.payload, { partition, id: row.id }))
         }
       }
       if (performance.now() >= deadline) break

@@ -40,16 +40,14 @@ function partitionName(partition: number): string {
 
 /** The delivery, or producer -1 when the transaction id and the payload disagree (a corrupted message). */
 function toDelivery(message: PoppedMessage): OursDelivery {
-  const delivery = deliveryOf(message.data)
   const id = message.transactionId ?? ''
-  const consistent = id.endsWith(`.${delivery.producer}.${delivery.seq}`)
-  return {
-    ...delivery,
-    producer: consistent ? delivery.producer : -1,
+  const delivery = deliveryOf(message.data, {
     transactionId: id,
     partitionId: message.partitionId ?? '',
     leaseId: message.leaseId ?? '',
-  }
+  })
+  if (!id.endsWith(`.${delivery.producer}.${delivery.seq}`)) delivery.producer = -1
+  return delivery
 }
 
 function messagesOf(body: unknown): PoppedMessage[] {

@@ -54,7 +54,7 @@ class BossConsumer implements BenchConsumer {
     const deadline = performance.now() + this.options.waitMs
     while (!signal?.aborted) {
       const jobs = await this.boss.fetch<unknown>(this.queue, { batchSize: this.options.batch })
-      if (jobs.length > 0) return jobs.map((job): BossDelivery => ({ ...deliveryOf(job.data), jobId: job.id }))
+      if (jobs.length > 0) return jobs.map((job): BossDelivery => deliveryOf(job.data, { jobId: job.id }))
       if (performance.now() >= deadline) break
       await sleep(IDLE_POLL_MS, signal)
     }

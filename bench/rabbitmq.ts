@@ -105,7 +105,7 @@ class RabbitConsumer implements BenchConsumer {
       this.wake = undefined
     }
     return this.buffer.splice(0, this.options.batch).map((message) => {
-      const delivery = deliveryOf(JSON.parse(message.content.toString('utf8')))
+      const delivery = deliveryOf(JSON.parse(message.content.toString('utf8')), {})
       this.taken.set(delivery, message)
       return delivery
     })
