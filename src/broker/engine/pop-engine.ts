@@ -93,19 +93,22 @@ export class PopEngine {
   /** Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. */
   async pop(request: PopRequest): Promise<PopAnswer> {
     const leaseId = newUuidV7()
-    const first = await this.attempt(request, leaseId)
-    if (first.kind !== 'nothing' || !request.wait || request.timeoutMs === 0) return first.answer
+    const long = request.wait && request.timeoutMs > 0
+    const key = {
+      tenant: request.tenant,
+      queue: waitQueueKey(request),
+      partition: request.partition,
+      group: request.group,
+    }
+    if (!long || !this.waiters.queueBehindWaiters(key)) {
+      const first = await this.attempt(request, leaseId)
+      if (first.kind !== 'nothing' || !long) return first.answer
+    }
 
     const parkedAt = Date.now()
     const parked = (answer: PopAnswer): PopAnswer => ({ ...answer, parkedMs: Date.now() - parkedAt })
     return new Promise<PopAnswer>((resolve) => {
       const deadline = Date.now() + request.timeoutMs
-      const key = {
-        tenant: request.tenant,
-        queue: waitQueueKey(request),
-        partition: request.partition,
-        group: request.group,
-      }
       this.waiters.park(key, {
         deadline,
         attempt: async () => {

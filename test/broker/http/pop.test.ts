@@ -244,6 +244,34 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     }
   })
 
+  it('queues a long-poll behind the pops already parked on its queue: first come, first served', async () => {
+    // A 60 s re-check interval: only wakes re-check. The delayed message becomes deliverable without one,
+    // while the first pop is parked; the second pop must not take it ahead of the first.
+    const slow = await startTestBroker({
+      label: 'fcfs',
+      config: {
+        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
+      },
+    })
+    try {
+      await configure(slow, 'fcfs', { delayedProcessing: 1 })
+      await push(slow, [{ queue: 'fcfs', payload: { n: 0 } }])
+      const first = pop(slow, 'fcfs', { wait: true, timeout: 30_000, batch: 10 })
+      await sleep(1300)
+      expect(slow.services.waiters.parked).toBe(1)
+      const second = pop(slow, 'fcfs', { wait: true, timeout: 1500, batch: 10 })
+      await sleep(200)
+      expect(slow.services.waiters.parked).toBe(2)
+      // The wake of this push serves the oldest waiter, which finds the now deliverable message 0 (and not
+      // the new one, still inside its delay).
+      await push(slow, [{ queue: 'fcfs', payload: { n: 1 } }])
+      expect(numbers(await first)).toEqual([0])
+      expect((await second).messages).toEqual([])
+    } finally {
+      await slow.close()
+    }
+  })
+
   it('answers the empty envelope when the long-poll timeout passes', async () => {
     const started = Date.now()
     const body = await pop(broker, 'quiet', { wait: true, timeout: 300, consumerGroup: 'g' })
