@@ -48,6 +48,14 @@ export function testServicesConfig(overrides: Partial<ServicesConfig> = {}): Ser
   }
 }
 
+/** A pop-wait backoff whose re-check timer is a minute: only wake-ups answer a parked pop within a test. */
+export const WAKE_ONLY_POP_WAIT = {
+  initialIntervalMs: 60_000,
+  backoffThreshold: 3,
+  backoffMultiplier: 2,
+  maxIntervalMs: 60_000,
+}
+
 /** Starts a broker listening on 127.0.0.1 with an ephemeral port. */
 export async function startTestBroker(
   options: {

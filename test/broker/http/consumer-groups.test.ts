@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
+import { http, startTestBroker, WAKE_ONLY_POP_WAIT, type TestBroker } from '../../support/broker.js'
 import { ack, ackBatch, configure, numbers, pop, pushMany, sleep } from '../../support/queen.js'
 
 let broker: TestBroker
@@ -448,9 +448,7 @@ describe('seek and parked pops', () => {
     // With a 60 s re-check interval only the seek's wake-up can answer this pop quickly.
     const slow = await startTestBroker({
       label: 'seek-wake',
-      config: {
-        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
-      },
+      config: { popWait: WAKE_ONLY_POP_WAIT },
     })
     try {
       await pushMany(slow, 'wake-seek', 'p', 2)

@@ -1,6 +1,6 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
+import { http, startTestBroker, WAKE_ONLY_POP_WAIT, type TestBroker } from '../../support/broker.js'
 import { ack, ackBatch, configure, numbers, pop, push, pushMany, sleep } from '../../support/queen.js'
 
 let broker: TestBroker
@@ -225,9 +225,7 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     // With a 60 s re-check interval only a wake-up can answer this pop quickly.
     const slow = await startTestBroker({
       label: 'wake',
-      config: {
-        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
-      },
+      config: { popWait: WAKE_ONLY_POP_WAIT },
     })
     try {
       const started = Date.now()
@@ -249,9 +247,7 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     // while the first pop is parked; the second pop must not take it ahead of the first.
     const slow = await startTestBroker({
       label: 'fcfs',
-      config: {
-        popWait: { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 },
-      },
+      config: { popWait: WAKE_ONLY_POP_WAIT },
     })
     try {
       await configure(slow, 'fcfs', { delayedProcessing: 1 })
