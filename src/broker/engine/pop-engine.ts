@@ -115,7 +115,8 @@ export class PopEngine {
           const next = await this.attempt(request, leaseId)
           if (next.kind === 'nothing') return 'empty'
           resolve(parked(next.answer))
-          return next.kind === 'messages' && next.more ? 'more' : 'delivered'
+          if (next.kind !== 'messages') return 'failed'
+          return next.more ? 'more' : 'delivered'
         },
         end: () => resolve(parked({ body: deadlineEnvelope(request) })),
       })

@@ -22,9 +22,10 @@ export interface WaitKey {
 
 /**
  * Result of one attempt of a parked pop: 'delivered' (answered; the next waiter would likely find
- * nothing), 'more' (answered, and candidates were left for the next waiter), or 'empty'.
+ * nothing), 'more' (answered, and candidates were left for the next waiter), 'failed' (answered without
+ * messages because the pop failed, e.g. the database is unreachable), or 'empty'.
  */
-export type AttemptResult = 'delivered' | 'more' | 'empty'
+export type AttemptResult = 'delivered' | 'more' | 'failed' | 'empty'
 
 /** How a waiter ended without messages. */
 export type WaiterEnd = 'timeout' | 'shutdown' | 'cancelled'
@@ -60,6 +61,8 @@ interface KeyState {
   running: boolean
   dirty: boolean
   emptyChecks: number
+  /** The last attempt failed (or threw): newcomers then try for themselves rather than queue behind. */
+  lastFailed: boolean
   timer: NodeJS.Timeout | undefined
 }
 
@@ -97,7 +100,7 @@ export class PopWaiters {
     const id = keyId(key)
     let state = this.states.get(id)
     if (!state) {
-      state = { key, waiters: [], running: false, dirty: false, emptyChecks: 0, timer: undefined }
+      state = { key, waiters: [], running: false, dirty: false, emptyChecks: 0, lastFailed: false, timer: undefined }
       this.states.set(id, state)
     }
     const current = state
@@ -114,12 +117,14 @@ export class PopWaiters {
    * attempt of its own: they are parked, no re-check is running and no wake is unchecked, so the last look
    * at the database for this key found nothing left (or delivered without candidates left), and every
    * event that can make messages deliverable wakes the key or its timer. A first attempt would be one more
-   * empty round trip (in the end-to-end benchmark, half of all pop statements), and finding something
-   * would serve the newcomer before the waiters ahead of it (4.7: first come, first served).
+   * empty round trip, and finding something would serve the newcomer before the waiters ahead of it (4.7:
+   * first come, first served). Not after a failed attempt: a newcomer then gets its own answer at once (the
+   * database failure) instead of waiting for the waiters' next timer.
    */
   queueBehindWaiters(key: WaitKey): boolean {
     const state = this.states.get(keyId(key))
-    return state !== undefined && !state.running && !state.dirty && state.waiters.length > 0 && !this.closed
+    if (!state || this.closed) return false
+    return !state.running && !state.dirty && !state.lastFailed && state.waiters.length > 0
   }
 
   /** Re-checks the waiters of a queue (all partitions, or wildcard waiters and that partition's). */
@@ -206,15 +211,18 @@ export class PopWaiters {
           if (waiter.finished) continue
           waiter.busy = true
           let result: AttemptResult = 'empty'
+          let threw = false
           try {
             result = await waiter.attempt()
           } catch (error) {
+            threw = true
             this.onError(error)
           } finally {
             waiter.busy = false
           }
+          state.lastFailed = threw || result === 'failed'
           candidatesLeft = result === 'more'
-          if (result === 'delivered' || result === 'more') {
+          if (result !== 'empty') {
             delivered = true
             this.finish(waiter, state, 'delivered')
             // Without candidates left, the next waiter's attempt would be an empty round trip.

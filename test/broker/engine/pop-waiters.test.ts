@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { PopWaiters, type AttemptResult, type WaiterEnd } from '../../../src/broker/engine/pop-waiters.js'
+
+const KEY = { tenant: '', queue: 'orders', partition: null, group: '__QUEUE_MODE__' }
+// Re-check timers a minute apart: only the test's wakes re-check.
+const BACKOFF = { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 }
+
+/** A parked pop whose attempts answer what the test scripts, one per wake. */
+function scriptedPop(results: (AttemptResult | Error)[]) {
+  const ends: WaiterEnd[] = []
+  let attempts = 0
+  return {
+    ends,
+    attempts: () => attempts,
+    pop: {
+      deadline: Date.now() + 60_000,
+      attempt: () => {
+        const next = results[attempts++] ?? 'empty'
+        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next)
+      },
+      end: (reason: WaiterEnd) => ends.push(reason),
+    },
+  }
+}
+
+/** Lets a wake's re-check round run to its end. */
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+describe('PopWaiters: newcomers queue behind parked pops', () => {
+  it('queues a newcomer only behind waiters whose last look found nothing', async () => {
+    const errors: unknown[] = []
+    const waiters = new PopWaiters(BACKOFF, (error) => errors.push(error))
+    expect(waiters.queueBehindWaiters(KEY)).toBe(false)
+
+    const first = scriptedPop(['failed'])
+    const second = scriptedPop([new Error('connection refused'), 'empty'])
+    waiters.park(KEY, first.pop)
+    waiters.park(KEY, second.pop)
+    expect(waiters.queueBehindWaiters(KEY)).toBe(true)
+    expect(waiters.queueBehindWaiters({ ...KEY, group: 'other' })).toBe(false)
+
+    // The oldest waiter is answered with a failure: newcomers must get their own answer, not wait.
+    waiters.wake('', 'orders', null)
+    expect(waiters.queueBehindWaiters(KEY)).toBe(false)
+    await settle()
+    expect(first.attempts()).toBe(1)
+    expect(waiters.parked).toBe(1)
+    expect(waiters.queueBehindWaiters(KEY)).toBe(false)
+
+    // An attempt that throws leaves its waiter parked, and still counts as a failed look.
+    waiters.wake('', 'orders', null)
+    await settle()
+    expect(errors).toHaveLength(1)
+    expect(waiters.parked).toBe(1)
+    expect(waiters.queueBehindWaiters(KEY)).toBe(false)
+
+    // A look that finds nothing makes queueing behind right again.
+    waiters.wake('', 'orders', null)
+    await settle()
+    expect(second.attempts()).toBe(2)
+    expect(waiters.queueBehindWaiters(KEY)).toBe(true)
+
+    waiters.shutdown()
+    expect(second.ends).toEqual(['shutdown'])
+    expect(first.ends).toEqual([])
+    expect(waiters.queueBehindWaiters(KEY)).toBe(false)
+  })
+})
