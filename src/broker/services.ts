@@ -113,7 +113,8 @@ export function createServices(
   // `npm run bench -- --quick` on 2 cores (two runs each), 2 lanes beat 4 in every push scenario (push-1
   // 4,900-5,200 msg/s against 3,900-4,000; fan-out 21,000-23,100 deliveries/s against 18,600-19,700; e2e p50
   // 4.4 ms against 6.2) because fewer, larger batches cost PostgreSQL less per message, and 1 lane lost
-  // push-100 and fan-out (nothing overlaps the broker's work with PostgreSQL's).
+  // push-100 and fan-out (nothing overlaps the broker's work with PostgreSQL's). With two or more lanes, small
+  // requests have one more lane of their own (PushEngine.submitByLane), so up to pushLanes + 1 batches run.
   const pushLanes = Math.max(1, Math.min(config.pushLanes ?? 2, Math.floor(config.poolSize / 4)))
   const cipher = config.encryptionKey === undefined ? undefined : new PayloadCipher(config.encryptionKey)
   const encryption = new PushEncryption(registry, cipher, () => events.emit('encryptionFailed', 'encrypt', 1))

@@ -263,6 +263,14 @@ export class PushEngine {
    * A request spanning lanes is split, and its outcomes are put back in request order. A queue with a cap
    * (maxSize, maxPartitions) has one lane for all its partitions: the cap is decided in arrival order
    * within one statement (semantics.md 3.1), and its statements lock the queue row anyway.
+   *
+   * Small requests (fewer than SMALL_REQUEST_ITEMS items, no capped queue) go whole to one extra lane of
+   * their own, whatever their partitions: split over the partition lanes, concurrent single pushes made
+   * half-size batches, and a statement's fixed cost is most of a small batch's. Measured on 2 cores with 32
+   * clients pushing one message each (scratch, two runs each): 7.6 -> 15.1 requests per statement,
+   * PostgreSQL CPU per message 175-184 -> 117-124 µs, 2,519-2,671 -> 3,008-3,122 msg/s. A small batch may
+   * then meet a large one on the same partition and wait for its commit; that only orders two concurrent
+   * requests, which have no order between them anyway.
    */
   private async submitByLane(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     const lanes = this.options.lanes
@@ -277,6 +285,9 @@ export class PushEngine {
         capped.set(queue, known)
       }
       return known
+    }
+    if (items.length < SMALL_REQUEST_ITEMS && !items.some((item) => isCapped(item.queue))) {
+      return this.batcher(tenant, lanes).submit({ tenant, items })
     }
     items.forEach((item, index) => {
       const lane = laneOf(item.queue, isCapped(item.queue) ? '' : item.partition, lanes)
@@ -382,6 +393,9 @@ export class PushEngine {
     return outcomes
   }
 }
+
+/** Requests with fewer items than this share the small-request lane (see submitByLane). */
+export const SMALL_REQUEST_ITEMS = 10
 
 /** The lane of a partition: FNV-1a of queue and partition name, modulo the lane count. */
 export function laneOf(queue: string, partition: string, lanes: number): number {

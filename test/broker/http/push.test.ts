@@ -189,6 +189,44 @@ describe('POST /api/v1/push', () => {
     expect(rows.rows[0].n).toBe(68)
   })
 
+  it('fuses concurrent small pushes to many partitions into one statement, and splits a large one by lane', async () => {
+    const partitions = Array.from({ length: 16 }, (_, index) => `p${index}`)
+    await push(
+      broker,
+      partitions.map((partition) => ({ queue: 'lanes', partition, payload: -1 })),
+    )
+    const item = (index: number) => ({
+      queue: 'lanes',
+      partition: partitions[index % 16]!,
+      payload: index,
+      transactionId: `lanes-${index}`,
+      generatedTransactionId: false,
+      traceId: null,
+      producerSub: null,
+    })
+    const before = broker.services.push.batching
+    const singles = await Promise.all(
+      partitions.map((_, index) => broker.services.ingest.push('', [item(index)], { requestId: `s${index}` })),
+    )
+    expect(singles.every(([outcome]) => outcome?.status === 'queued')).toBe(true)
+    const afterSingles = broker.services.push.batching
+    expect(afterSingles.requests - before.requests).toBe(16)
+    expect(afterSingles.batches - before.batches).toBe(1)
+
+    // 100 items over 16 partitions: one part per partition lane, the two statements side by side.
+    const large = await broker.services.ingest.push(
+      '',
+      Array.from({ length: 100 }, (_, index) => item(100 + index)),
+      { requestId: 'large' },
+    )
+    expect(large.every((outcome) => outcome.status === 'queued')).toBe(true)
+    expect(broker.services.push.batching.batches - afterSingles.batches).toBe(2)
+    const rows = await broker.db.query(
+      "SELECT count(*)::int AS n FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'lanes'",
+    )
+    expect(rows.rows[0].n).toBe(16 + 16 + 100)
+  })
+
   it('assigns positions in push order within a partition, with non-decreasing createdAt', async () => {
     for (let index = 0; index < 5; index++)
       await push(broker, [
