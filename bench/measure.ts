@@ -163,9 +163,7 @@ export interface CpuUsage {
   pg?: number
   bench: number
   machineBusy?: number
-  /** CPU seconds the hypervisor gave other guests while ours were runnable (/proc/stat `steal`). */
-  steal?: number
-  /** Average cores stolen by the hypervisor during the measurement (`steal` / `seconds`). */
+  /** Average cores the hypervisor gave other guests while ours were runnable (/proc/stat `steal`). */
   stealCores?: number
   /** Average cores used by processes that are neither the broker, PostgreSQL nor the load generator. */
   otherCores?: number
@@ -182,7 +180,7 @@ export function cpuBetween(start: CpuSnapshot, end: CpuSnapshot): CpuUsage {
   const ours = (broker ?? 0) + (pg ?? 0) + bench
   const otherCores = machineBusy === undefined || seconds <= 0 ? undefined : Math.max(0, machineBusy - ours) / seconds
   const stealCores = steal === undefined || seconds <= 0 ? undefined : steal / seconds
-  return { seconds, broker, pg, bench, machineBusy, steal, stealCores, otherCores }
+  return { seconds, broker, pg, bench, machineBusy, stealCores, otherCores }
 }
 
 /** Waits (bounded) until processes other than ours use less than `maxCores`, as perf.md 4.1 asks. */

@@ -14,32 +14,27 @@ function check(results: ScenarioResult[], target: string) {
   return found
 }
 
+/** The check `target` for one run of `scenario`: ours at `ours` msg/s against `other` at `theirs`. */
+function checkOneRun(scenario: ScenarioId, other: AdapterName, ours: number, theirs: number, target: string) {
+  return check([result(scenario, 'ours', ours), result(scenario, other, theirs)], target)
+}
+
 describe('bench targets', () => {
   it('never prints a failed ratio as the threshold it missed', () => {
-    const missed = check(
-      [result('push-1', 'ours', 1497), result('push-1', 'pg-boss', 1000)],
-      'push-1: ours vs pg-boss, rate (ours/pg-boss)',
-    )
+    const target = 'push-1: ours vs pg-boss, rate (ours/pg-boss)'
+    const missed = checkOneRun('push-1', 'pg-boss', 1497, 1000, target)
     expect(missed).toMatchObject({ measured: '1.497x', required: '>= 1.5x', pass: false })
 
-    const met = check(
-      [result('push-1', 'ours', 1503), result('push-1', 'pg-boss', 1000)],
-      'push-1: ours vs pg-boss, rate (ours/pg-boss)',
-    )
+    const met = checkOneRun('push-1', 'pg-boss', 1503, 1000, target)
     expect(met).toMatchObject({ measured: '1.5x', pass: true })
   })
 
   it('shows a ceiling share just under 40 % with the decimals that make the miss visible', () => {
-    const missed = check(
-      [result('drain', 'ours', 39_996), result('drain', 'ceiling', 100_000)],
-      'drain (pop 100 + ack) vs the ceiling pop+ack',
-    )
+    const target = 'drain (pop 100 + ack) vs the ceiling pop+ack'
+    const missed = checkOneRun('drain', 'ceiling', 39_996, 100_000, target)
     expect(missed).toMatchObject({ measured: '39.996 % of the ceiling', pass: false })
 
-    const plain = check(
-      [result('drain', 'ours', 29_600), result('drain', 'ceiling', 100_000)],
-      'drain (pop 100 + ack) vs the ceiling pop+ack',
-    )
+    const plain = checkOneRun('drain', 'ceiling', 29_600, 100_000, target)
     expect(plain).toMatchObject({ measured: '29.6 % of the ceiling', pass: false })
   })
 

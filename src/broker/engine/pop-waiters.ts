@@ -205,7 +205,7 @@ export class PopWaiters {
     try {
       do {
         state.dirty = false
-        let delivered = false
+        let answered = false
         let candidatesLeft = false
         for (const waiter of [...state.waiters]) {
           if (waiter.finished) continue
@@ -223,7 +223,7 @@ export class PopWaiters {
           state.lastFailed = threw || result === 'failed'
           candidatesLeft = result === 'more'
           if (result !== 'empty') {
-            delivered = true
+            answered = true
             this.finish(waiter, state, 'delivered')
             // Without candidates left, the next waiter's attempt would be an empty round trip.
             if (result === 'more') continue
@@ -235,7 +235,7 @@ export class PopWaiters {
         // Every waiter of the round was served and candidates remain: waiters that parked during the round
         // (after its list was taken) get a round of their own now rather than at the next timer.
         if (candidatesLeft) state.dirty = true
-        state.emptyChecks = delivered ? 0 : state.emptyChecks + 1
+        state.emptyChecks = answered ? 0 : state.emptyChecks + 1
       } while (state.dirty && state.waiters.length > 0)
     } finally {
       state.running = false
