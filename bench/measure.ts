@@ -167,6 +167,8 @@ export interface CpuUsage {
   stealCores?: number
   /** Average cores used by processes that are neither the broker, PostgreSQL nor the load generator. */
   otherCores?: number
+  /** Average cores used by the broker, PostgreSQL (when local) and the load generator together. */
+  busyCores?: number
 }
 
 export function cpuBetween(start: CpuSnapshot, end: CpuSnapshot): CpuUsage {
@@ -180,7 +182,8 @@ export function cpuBetween(start: CpuSnapshot, end: CpuSnapshot): CpuUsage {
   const ours = (broker ?? 0) + (pg ?? 0) + bench
   const otherCores = machineBusy === undefined || seconds <= 0 ? undefined : Math.max(0, machineBusy - ours) / seconds
   const stealCores = steal === undefined || seconds <= 0 ? undefined : steal / seconds
-  return { seconds, broker, pg, bench, machineBusy, stealCores, otherCores }
+  const busyCores = seconds <= 0 ? undefined : ours / seconds
+  return { seconds, broker, pg, bench, machineBusy, stealCores, otherCores, busyCores }
 }
 
 /** Waits (bounded) until processes other than ours use less than `maxCores`, as perf.md 4.1 asks. */

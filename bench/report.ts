@@ -110,7 +110,8 @@ export function renderMarkdown(report: BenchReport): string {
     'trip for drain). CPU is seconds per 100k messages: broker (child process), PostgreSQL (postmaster and its',
     'backends) and the load generator (this process, which also hosts pg-boss and the ceiling). "other / steal" are',
     "the average numbers of cores used by unrelated processes and taken by the hypervisor (a virtual machine's",
-    '`steal` time) during the measurement: noise on a shared machine.',
+    '`steal` time) during the measurement: noise on a shared machine. "busy" is the cores the broker, PostgreSQL',
+    'and the load generator used together: close to the core count, the scenario is CPU-bound.',
     'Fan-out and partitions run their producers flat out, so their e2e latency includes queueing. Ratio columns are',
     'ours/other on the rate (higher is better for ours); for e2e, where the rate is fixed, they are other/ours on the',
     'e2e p50. "lost / dup" are counted by message id over every delivery (push scenarios read everything back).',
@@ -118,14 +119,14 @@ export function renderMarkdown(report: BenchReport): string {
   )
   const multi = env.runs > 1 ? ' (min-max)' : ''
   lines.push(
-    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB | CPU s/100k broker / PG / load gen | other / steal cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
+    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB | CPU s/100k broker / PG / load gen | busy / other / steal cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   )
   for (const spec of report.scenarios) {
     for (const row of report.aggregates.filter((a) => a.scenario === spec.id)) {
       const cpu = [row.brokerCpuPer100k, row.pgCpuPer100k, row.benchCpuPer100k].map((s) => num(s.median, 2)).join(' / ')
       lines.push(
-        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.otherCores.median, 2)} / ${num(row.stealCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
+        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.busyCores.median, 2)} / ${num(row.otherCores.median, 2)} / ${num(row.stealCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
       )
     }
   }
@@ -149,9 +150,22 @@ export function renderMarkdown(report: BenchReport): string {
     lines.push('', 'Soak (broker RSS by minute):', '')
     lines.push(report.soak.samples.map((s) => `${num(s.minute, 1)} min: ${num(s.rssMb, 1)} MB`).join(', '))
   }
-  lines.push('', '## Targets (perf.md section 5)', '', '| target | measured | required | result |', '|---|---|---|---|')
+  lines.push(
+    '',
+    '## Targets (perf.md section 5)',
+    '',
+    `"busy cores at the target": the cores the broker, PostgreSQL and the load generator would use together at the`,
+    `required rate with this run's CPU per message; above ${env.cores}, the machine's count, the target needs less CPU`,
+    'per message rather than more concurrency.',
+    '',
+    '| target | measured | required | result | busy cores at the target |',
+    '|---|---|---|---|---|',
+  )
   for (const check of report.targets) {
-    lines.push(`| ${check.target} | ${check.measured} | ${check.required} | ${check.pass ? 'pass' : '**FAIL**'} |`)
+    const cores = check.coresAtTarget === undefined ? '' : `${num(check.coresAtTarget, 1)} of ${env.cores}`
+    lines.push(
+      `| ${check.target} | ${check.measured} | ${check.required} | ${check.pass ? 'pass' : '**FAIL**'} | ${cores} |`,
+    )
   }
   const speed = report.targets.filter((t) => !t.correctness)
   const correctness = report.targets.filter((t) => t.correctness)

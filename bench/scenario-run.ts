@@ -50,6 +50,8 @@ export interface ScenarioResult {
   otherCores?: number
   /** Average cores the hypervisor took away during the measurement (a VM's noise; 0 on bare metal). */
   stealCores?: number
+  /** Average cores the system under test and the load generator used together (see CpuUsage.busyCores). */
+  busyCores?: number
   accepted: number
   refused: number
   lost: number
@@ -317,6 +319,7 @@ export async function runScenario(
     benchCpuPer100k: per100k(cpu.bench),
     otherCores: cpu.otherCores,
     stealCores: cpu.stealCores,
+    busyCores: cpu.busyCores,
     accepted: check.accepted,
     refused: check.refused,
     lost: check.lost,

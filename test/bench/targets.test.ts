@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { AdapterName, ScenarioId } from '../../bench/adapter.js'
 import type { ScenarioResult } from '../../bench/scenario-run.js'
-import { checkTargets } from '../../bench/targets.js'
+import { cpuBetween } from '../../bench/measure.js'
+import { aggregate, checkTargets } from '../../bench/targets.js'
 
 /** One run's result of a scenario, with only what the target checks read. */
 function result(scenario: ScenarioId, adapter: AdapterName, rate: number, run = 1): ScenarioResult {
@@ -52,5 +53,48 @@ describe('bench targets', () => {
     )
     // Per run: 50 %, 30 %, 42.2 %; the median is 42.2 %.
     expect(share).toMatchObject({ measured: '42.2 % of the ceiling', pass: true })
+  })
+})
+
+describe('cores a throughput target would take', () => {
+  /** One run of `adapter` on `scenario` at `rate` with `busyCores` of CPU in use. */
+  function busyRun(scenario: ScenarioId, adapter: AdapterName, rate: number, busyCores: number): ScenarioResult {
+    return { ...result(scenario, adapter, rate), busyCores }
+  }
+
+  function coresOf(results: ScenarioResult[], target: string): number | undefined {
+    return checkTargets(results, aggregate(results), {}).find((c) => c.target === target)?.coresAtTarget
+  }
+
+  it('scales the busy cores of the run to the required rate', () => {
+    // 3,000 msg/s on 1.5 cores is 0.5 ms of CPU per message: 8,000 msg/s would take 4 cores.
+    expect(coresOf([busyRun('push-1', 'ours', 3000, 1.5)], 'push 1/request, 32 clients')).toBeCloseTo(4, 6)
+  })
+
+  it('takes the required rate of a relative target from the other system', () => {
+    const results = [busyRun('drain', 'ours', 20_000, 1.8), busyRun('drain', 'ceiling', 60_000, 1.2)]
+    // 40 % of the ceiling's 60,000 is 24,000 msg/s: 1.2x our rate, so 1.2x our 1.8 cores.
+    expect(coresOf(results, 'drain (pop 100 + ack) vs the ceiling pop+ack')).toBeCloseTo(2.16, 6)
+    const peer = [busyRun('push-100', 'ours', 20_000, 1.6), busyRun('push-100', 'pg-boss', 20_000, 1.9)]
+    // 1.5x pg-boss: 30,000 msg/s at 1.6 cores per 20,000.
+    expect(coresOf(peer, 'push-100: ours vs pg-boss, rate (ours/pg-boss)')).toBeCloseTo(2.4, 6)
+  })
+
+  it('gives no figure for the latency targets, whose rate is fixed', () => {
+    const results = [
+      { ...busyRun('e2e', 'ours', 500, 1.7), e2eP50Ms: 20, e2eP99Ms: 80 },
+      { ...busyRun('e2e', 'pg-boss', 500, 1.6), e2eP50Ms: 14, e2eP99Ms: 40 },
+    ]
+    const checks = checkTargets(results, aggregate(results), {})
+    const e2eChecks = checks.filter((c) => c.target.startsWith('e2e') && !c.correctness)
+    expect(e2eChecks.map((c) => c.target)).toHaveLength(3)
+    expect(e2eChecks.every((c) => c.coresAtTarget === undefined)).toBe(true)
+  })
+
+  it('counts the broker, PostgreSQL and the load generator as busy cores', () => {
+    const start = { atMs: 0, broker: 1, pg: 3, bench: 0.5 }
+    const end = { atMs: 2000, broker: 2, pg: 4.5, bench: 1.5 }
+    // 1 + 1.5 + 1 CPU seconds in 2 s.
+    expect(cpuBetween(start, end).busyCores).toBeCloseTo(1.75, 6)
   })
 })
