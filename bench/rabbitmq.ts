@@ -1,9 +1,10 @@
 /**
  * The second peer, optional (perf.md 3.2): RabbitMQ with one durable classic queue per consumer group,
  * persistent messages and publisher confirms, driven by amqplib. It runs only when a server is at hand —
- * `RABBITMQ_URL`, or a `rabbitmq-server` on PATH that the benchmark starts privately on 127.0.0.1 — and
- * amqplib is installed (it is not a dependency: `npm install --no-save amqplib`). Otherwise it is skipped
- * with the reason in the report. amqplib is loaded lazily, so nothing here needs it to type-check or run.
+ * `RABBITMQ_URL`, or a `rabbitmq-server` on PATH that the benchmark starts privately on 127.0.0.1 (Debian:
+ * `apt-get install rabbitmq-server`). Otherwise it is skipped with the reason in the report. amqplib (a
+ * devDependency) is loaded only then; its types are not installed, so the part of its API used is declared
+ * here.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
@@ -24,7 +25,7 @@ import {
 import { freePort } from './broker-process.js'
 import { sleep } from './measure.js'
 
-/** The part of amqplib's promise API we use (declared here: amqplib and its types are not installed). */
+/** The part of amqplib's promise API we use (declared here: @types/amqplib is not installed). */
 interface AmqpMessage {
   content: Buffer
 }
@@ -228,8 +229,8 @@ export class RabbitAdapter implements Adapter {
     try {
       const loaded = (await import(AMQPLIB)) as Amqplib & { default?: Amqplib }
       amqp = loaded.default ?? loaded
-    } catch {
-      return { skipped: 'amqplib is not installed (npm install --no-save amqplib)' }
+    } catch (error) {
+      return { skipped: `amqplib could not be loaded (npm ci installs it): ${String(error)}` }
     }
     let server: { child: ChildProcess; dir: string } | undefined
     let url = process.env.RABBITMQ_URL
