@@ -51,6 +51,17 @@ function listPids(): number[] {
   }
 }
 
+/** Pids of the live processes whose command name (/proc/<pid>/comm) is `name`. */
+export function pidsNamed(name: string): number[] {
+  return listPids().filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name
+    } catch {
+      return false
+    }
+  })
+}
+
 /** CPU seconds (user + system) a process has used so far, or undefined when it is gone. */
 export function processCpuSeconds(pid: number): number | undefined {
   return readProcStat(pid)?.ownSeconds

@@ -6,9 +6,9 @@
  * devDependency) is loaded only then; its types are not installed, so the part of its API used is declared
  * here.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { readPasswdUser } from '../src/broker/db/system-users.js'
 import {
@@ -23,7 +23,7 @@ import {
   type ScenarioId,
 } from './adapter.js'
 import { freePort } from './broker-process.js'
-import { sleep } from './measure.js'
+import { pidsNamed, sleep } from './measure.js'
 
 /** The part of amqplib's promise API we use (declared here: @types/amqplib is not installed). */
 interface AmqpMessage {
@@ -209,13 +209,9 @@ export class RabbitAdapter implements Adapter {
   readonly label = 'RabbitMQ (classic durable queue, persistent, confirms)'
   private readonly connection: AmqpConnection
   private readonly publisher: AmqpChannel
-  private readonly server: { child: ChildProcess; dir: string } | undefined
+  private readonly server: PrivateServer | undefined
 
-  private constructor(
-    connection: AmqpConnection,
-    publisher: AmqpChannel,
-    server?: { child: ChildProcess; dir: string },
-  ) {
+  private constructor(connection: AmqpConnection, publisher: AmqpChannel, server?: PrivateServer) {
     this.connection = connection
     this.publisher = publisher
     this.server = server
@@ -232,7 +228,7 @@ export class RabbitAdapter implements Adapter {
     } catch (error) {
       return { skipped: `amqplib could not be loaded (npm ci installs it): ${String(error)}` }
     }
-    let server: { child: ChildProcess; dir: string } | undefined
+    let server: PrivateServer | undefined
     let url = process.env.RABBITMQ_URL
     if (!url && binary) {
       const port = await freePort()
@@ -288,8 +284,20 @@ export class RabbitAdapter implements Adapter {
   }
 }
 
+/** A node this benchmark started, and what stopping it must undo. */
+interface PrivateServer {
+  child: ChildProcess
+  dir: string
+  /** Erlang's port mapper daemon was already running; otherwise the node started it and it is stopped too. */
+  epmdWasRunning: boolean
+}
+
+const PID_FILE = 'rabbitmq.pid'
+const STOP_TIMEOUT_MS = 30_000
+
 /** A throwaway node: its own name, ports, data and log directories under /tmp, loopback only, no plugins. */
-async function startPrivateServer(binary: string, port: number): Promise<{ child: ChildProcess; dir: string }> {
+async function startPrivateServer(binary: string, port: number): Promise<PrivateServer> {
+  const epmdWasRunning = pidsNamed('epmd').length > 0
   const dir = await mkdtemp('/tmp/queenctl-bench-rabbitmq-')
   await writeFile(path.join(dir, 'enabled_plugins'), '[].\n')
   // As root, Debian's wrapper switches to the rabbitmq user, which must own the directory.
@@ -311,20 +319,56 @@ async function startPrivateServer(binary: string, port: number): Promise<{ child
       RABBITMQ_MNESIA_BASE: path.join(dir, 'mnesia'),
       RABBITMQ_LOG_BASE: path.join(dir, 'log'),
       RABBITMQ_ENABLED_PLUGINS_FILE: path.join(dir, 'enabled_plugins'),
-      RABBITMQ_PID_FILE: path.join(dir, 'rabbitmq.pid'),
+      RABBITMQ_PID_FILE: path.join(dir, PID_FILE),
     },
   })
-  return { child, dir }
+  return { child, dir, epmdWasRunning }
 }
 
-async function stopPrivateServer(server: { child: ChildProcess; dir: string }): Promise<void> {
+async function stopPrivateServer(server: PrivateServer): Promise<void> {
+  // The node first, by the pid in its pid file: as root, Debian's wrapper starts it through `su`, which opens a
+  // new session, so signalling the process group we spawned reaches the wrapper but not the node (seen: the
+  // node outlived the benchmark). SIGTERM is RabbitMQ's clean shutdown.
+  const nodePid = await readPid(path.join(server.dir, PID_FILE))
+  if (nodePid !== undefined) await terminate(nodePid)
   const pid = server.child.pid
   if (pid !== undefined && server.child.exitCode === null) {
     const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
-    // The process group we created (detached) holds the wrapper script and beam.smp.
-    process.kill(-pid, 'SIGTERM')
-    await Promise.race([exited, sleep(30_000)])
-    if (server.child.exitCode === null) process.kill(-pid, 'SIGKILL')
+    // The process group we created (detached): the wrapper scripts, and the node when it was not root's `su`.
+    signal(-pid, 'SIGTERM')
+    await Promise.race([exited, sleep(STOP_TIMEOUT_MS)])
+    if (server.child.exitCode === null) signal(-pid, 'SIGKILL')
+  }
+  const epmd = onPath('epmd')
+  if (!server.epmdWasRunning && epmd) {
+    await new Promise<void>((resolve) => execFile(epmd, ['-kill'], () => resolve()))
   }
   await rm(server.dir, { recursive: true, force: true })
+}
+
+async function readPid(file: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await readFile(file, 'utf8')).trim())
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Sends `name` to `pid` (a process group when negative); false when there is no such process any more. */
+function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, name)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** SIGTERM, then SIGKILL if the process is still there after STOP_TIMEOUT_MS. */
+async function terminate(pid: number): Promise<void> {
+  if (!signal(pid, 'SIGTERM')) return
+  const deadline = Date.now() + STOP_TIMEOUT_MS
+  while (signal(pid, 0) && Date.now() < deadline) await sleep(100)
+  signal(pid, 'SIGKILL')
 }
