@@ -17,6 +17,8 @@ const CLOCK_TICKS = (() => {
 })()
 
 interface ProcStat {
+  /** Field 3: R, S, D, Z (exited, not yet reaped), ... */
+  state: string
   ppid: number
   /** utime + stime of the process itself, seconds. */
   ownSeconds: number
@@ -35,6 +37,7 @@ function readProcStat(pid: number): ProcStat | undefined {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
   const field = (n: number) => Number.parseInt(fields[n - 3] ?? '0', 10)
   return {
+    state: fields[0] ?? '',
     ppid: field(4),
     ownSeconds: (field(14) + field(15)) / CLOCK_TICKS,
     reapedSeconds: (field(16) + field(17)) / CLOCK_TICKS,
@@ -51,20 +54,32 @@ function listPids(): number[] {
   }
 }
 
-/** Pids of the live processes whose command name (/proc/<pid>/comm) is `name`. */
+/**
+ * The command name of a live process (/proc/<pid>/comm), or undefined when there is no such process or it has
+ * exited and waits to be reaped (a zombie; in a container whose init does not reap, one may stay forever).
+ */
+export function commandName(pid: number): string | undefined {
+  try {
+    const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+    return readProcStat(pid)?.state === 'Z' ? undefined : name
+  } catch {
+    return undefined
+  }
+}
+
+/** Pids of the live processes whose command name is `name`. */
 export function pidsNamed(name: string): number[] {
-  return listPids().filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name
-    } catch {
-      return false
-    }
-  })
+  return listPids().filter((pid) => commandName(pid) === name)
 }
 
 /** CPU seconds (user + system) a process has used so far, or undefined when it is gone. */
 export function processCpuSeconds(pid: number): number | undefined {
   return readProcStat(pid)?.ownSeconds
+}
+
+/** Pids of the live descendants of `rootPid` whose command name is `name`. */
+export function descendantsNamed(rootPid: number, name: string): number[] {
+  return descendants(rootPid).pids.filter((pid) => commandName(pid) === name)
 }
 
 /** The live descendants of a process (children, their children, ...), from a scan of /proc. */
@@ -178,7 +193,10 @@ export interface CpuUsage {
   stealCores?: number
   /** Average cores used by processes that are neither the broker, PostgreSQL nor the load generator. */
   otherCores?: number
-  /** Average cores used by the broker, PostgreSQL (when local) and the load generator together. */
+  /**
+   * Average cores used by the broker, PostgreSQL and the load generator together. Undefined when PostgreSQL
+   * is remote (its CPU is not on this machine) or a watched process had no reading at one end of the window.
+   */
   busyCores?: number
 }
 
@@ -193,7 +211,8 @@ export function cpuBetween(start: CpuSnapshot, end: CpuSnapshot): CpuUsage {
   const ours = (broker ?? 0) + (pg ?? 0) + bench
   const otherCores = machineBusy === undefined || seconds <= 0 ? undefined : Math.max(0, machineBusy - ours) / seconds
   const stealCores = steal === undefined || seconds <= 0 ? undefined : steal / seconds
-  const busyCores = seconds <= 0 ? undefined : ours / seconds
+  const complete = pg !== undefined && (start.broker === undefined) === (end.broker === undefined)
+  const busyCores = seconds > 0 && complete ? ours / seconds : undefined
   return { seconds, broker, pg, bench, machineBusy, stealCores, otherCores, busyCores }
 }
 

@@ -23,7 +23,7 @@ import {
   type ScenarioId,
 } from './adapter.js'
 import { freePort } from './broker-process.js'
-import { pidsNamed, sleep } from './measure.js'
+import { commandName, descendantsNamed, pidsNamed, sleep } from './measure.js'
 
 /** The part of amqplib's promise API we use (declared here: @types/amqplib is not installed). */
 interface AmqpMessage {
@@ -293,6 +293,8 @@ interface PrivateServer {
 }
 
 const PID_FILE = 'rabbitmq.pid'
+/** The command name of the Erlang VM that is the RabbitMQ node. */
+const ERLANG_VM = 'beam.smp'
 const STOP_TIMEOUT_MS = 30_000
 
 /** A throwaway node: its own name, ports, data and log directories under /tmp, loopback only, no plugins. */
@@ -326,18 +328,22 @@ async function startPrivateServer(binary: string, port: number): Promise<Private
 }
 
 async function stopPrivateServer(server: PrivateServer): Promise<void> {
-  // The node first, by the pid in its pid file: as root, Debian's wrapper starts it through `su`, which opens a
-  // new session, so signalling the process group we spawned reaches the wrapper but not the node (seen: the
-  // node outlived the benchmark). SIGTERM is RabbitMQ's clean shutdown.
-  const nodePid = await readPid(path.join(server.dir, PID_FILE))
-  if (nodePid !== undefined) await terminate(nodePid)
+  // The node first. As root, Debian's wrapper starts it through `su`, which opens a new session, so the signal
+  // to the process group we spawned reaches the wrapper but not the node (seen: the node outlived the
+  // benchmark). It is found below our child while the wrapper lives, and by its pid file otherwise; either pid
+  // is signalled only while it names an Erlang VM. SIGTERM is RabbitMQ's clean shutdown.
   const pid = server.child.pid
-  if (pid !== undefined && server.child.exitCode === null) {
+  const nodes = new Set(pid === undefined ? [] : descendantsNamed(pid, ERLANG_VM))
+  const fromFile = await readPid(path.join(server.dir, PID_FILE))
+  if (fromFile !== undefined && commandName(fromFile) === ERLANG_VM) nodes.add(fromFile)
+  await Promise.all([...nodes].map((node) => terminate(node)))
+  const running = () => server.child.exitCode === null && server.child.signalCode === null
+  if (pid !== undefined && running()) {
     const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
     // The process group we created (detached): the wrapper scripts, and the node when it was not root's `su`.
     signal(-pid, 'SIGTERM')
     await Promise.race([exited, sleep(STOP_TIMEOUT_MS)])
-    if (server.child.exitCode === null) signal(-pid, 'SIGKILL')
+    if (running()) signal(-pid, 'SIGKILL')
   }
   const epmd = onPath('epmd')
   if (!server.epmdWasRunning && epmd) {
@@ -365,10 +371,11 @@ function signal(pid: number, name: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** SIGTERM, then SIGKILL if the process is still there after STOP_TIMEOUT_MS. */
+/** SIGTERM, then SIGKILL if the same process is still there after STOP_TIMEOUT_MS. */
 async function terminate(pid: number): Promise<void> {
   if (!signal(pid, 'SIGTERM')) return
   const deadline = Date.now() + STOP_TIMEOUT_MS
-  while (signal(pid, 0) && Date.now() < deadline) await sleep(100)
-  signal(pid, 'SIGKILL')
+  const alive = () => commandName(pid) === ERLANG_VM
+  while (alive() && Date.now() < deadline) await sleep(100)
+  if (alive()) signal(pid, 'SIGKILL')
 }

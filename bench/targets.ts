@@ -151,14 +151,24 @@ export function fmtAgainst(value: number | undefined, digits: number, meets: (va
 }
 
 /**
- * The busy cores of `row` scaled to `requiredRate`: CPU per message is taken as constant, which holds
- * roughly (batching grows a little with load). Undefined when the run has no CPU or rate figure.
+ * The cores ours would keep busy at the rate a target asks: per run, its busy cores scaled by the required
+ * rate over its measured rate (CPU per message taken as constant, which holds roughly: batching grows a
+ * little with load), then the median over runs, like the ratios. `requiredRate(run)` gives the rate a run
+ * must reach (for a relative target, from the other system's rate in that run). Undefined without figures.
  */
-export function coresAtRate(row: Aggregate | undefined, requiredRate: number | undefined): number | undefined {
-  const busy = row?.busyCores.median
-  const rate = row?.rate.median
-  if (busy === undefined || rate === undefined || rate <= 0 || requiredRate === undefined) return undefined
-  return (busy * requiredRate) / rate
+export function coresAtTarget(
+  results: readonly ScenarioResult[],
+  scenario: ScenarioId,
+  requiredRate: (run: number) => number | undefined,
+): number | undefined {
+  const perRun: number[] = []
+  for (const mine of results) {
+    if (mine.scenario !== scenario || mine.adapter !== 'ours') continue
+    const required = requiredRate(mine.run)
+    if (mine.busyCores === undefined || !mine.rate || required === undefined) continue
+    perRun.push((mine.busyCores * required) / mine.rate)
+  }
+  return median(perRun)
 }
 
 /** Checks every target that the scenarios which ran make checkable. */
@@ -184,7 +194,7 @@ export function checkTargets(
     unit: string,
     required: string,
     meets: (value: number) => boolean,
-    cores?: { row: Aggregate | undefined; requiredRate: number | undefined },
+    cores?: { scenario: ScenarioId; requiredRate: (run: number) => number | undefined },
   ) => {
     const check = add(
       target,
@@ -192,25 +202,29 @@ export function checkTargets(
       required,
       value !== undefined && meets(value),
     )
-    const coresAtTarget = cores && coresAtRate(cores.row, cores.requiredRate)
-    if (coresAtTarget !== undefined) check.coresAtTarget = coresAtTarget
+    const estimate = cores && coresAtTarget(results, cores.scenario, cores.requiredRate)
+    if (estimate !== undefined) check.coresAtTarget = estimate
   }
 
-  // The rate a relative target asks of ours: `factor` times the other system's median rate.
-  const rateOf = (scenario: ScenarioId, adapter: AdapterName, factor: number) => {
-    const rate = find(scenario, adapter)?.rate.median
-    return rate === undefined ? undefined : factor * rate
-  }
+  // The rate a relative target asks of ours in one run: `factor` times the other system's rate in that run.
+  const relative = (scenario: ScenarioId, other: AdapterName, factor: number) => ({
+    scenario,
+    requiredRate: (run: number) => {
+      const rate = results.find((r) => r.scenario === scenario && r.adapter === other && r.run === run)?.rate
+      return rate === undefined ? undefined : factor * rate
+    },
+  })
+  const absolute = (scenario: ScenarioId, rate: number) => ({ scenario, requiredRate: () => rate })
   const ceilingShare = (scenario: ScenarioId, target: string) => {
     const share = ratio(results, scenario, 'ceiling')
     if (share === undefined) return
-    const cores = { row: find(scenario, 'ours'), requiredRate: rateOf(scenario, 'ceiling', 0.4) }
+    const cores = relative(scenario, 'ceiling', 0.4)
     addSpeed(target, share * 100, 1, ' % of the ceiling', '>= 40 %', (v) => v >= 40, cores)
   }
   ceilingShare('push-100', 'push 100/request vs the ceiling batched insert')
   const push1 = find('push-1', 'ours')
   if (push1?.rate.median !== undefined) {
-    const cores = { row: push1, requiredRate: 8000 }
+    const cores = absolute('push-1', 8000)
     addSpeed('push 1/request, 32 clients', push1.rate.median, 0, ' msg/s', '>= 8,000 msg/s', (v) => v >= 8000, cores)
   }
   ceilingShare('drain', 'drain (pop 100 + ack) vs the ceiling pop+ack')
@@ -218,7 +232,7 @@ export function checkTargets(
   if (fanout?.rate.median !== undefined) {
     const required = 1.5 * REFERENCE_FANOUT_DELIVERIES
     const text = `>= ${fmt(required)} (1.5x 14,783)`
-    const cores = { row: fanout, requiredRate: required }
+    const cores = absolute('fanout', required)
     addSpeed('fan-out to 4 groups', fanout.rate.median, 0, ' deliveries/s', text, (v) => v >= required, cores)
   }
   const e2e = find('e2e', 'ours')
@@ -231,8 +245,7 @@ export function checkTargets(
     if (versus === undefined) continue
     const what = scenario === 'e2e' ? 'e2e p50 (pg-boss/ours)' : 'rate (ours/pg-boss)'
     // The e2e rate is fixed (its target is latency): no cores figure there.
-    const cores =
-      scenario === 'e2e' ? undefined : { row: find(scenario, 'ours'), requiredRate: rateOf(scenario, 'pg-boss', 1.5) }
+    const cores = scenario === 'e2e' ? undefined : relative(scenario, 'pg-boss', 1.5)
     addSpeed(`${scenario}: ours vs pg-boss, ${what}`, versus, 2, 'x', '>= 1.5x', (v) => v >= 1.5, cores)
   }
   if (extra.finalRssMb !== undefined) {
