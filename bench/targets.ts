@@ -60,6 +60,8 @@ export interface TargetCheck {
 /** The reference broker's fan-out figure on this machine (perf.md 5): 4 groups x 2 consumers. */
 export const REFERENCE_FANOUT_DELIVERIES = 14_783
 const RSS_LIMIT_MB = 150
+/** perf.md 5: single-message pushes from 32 clients, messages/s. */
+const PUSH_ONE_RATE = 8000
 
 function stat(values: (number | undefined)[]): Stat {
   const defined = values.filter((v): v is number => v !== undefined && Number.isFinite(v))
@@ -222,18 +224,20 @@ export function checkTargets(
     addSpeed(target, share * 100, 1, ' % of the ceiling', '>= 40 %', (v) => v >= 40, cores)
   }
   ceilingShare('push-100', 'push 100/request vs the ceiling batched insert')
-  const push1 = find('push-1', 'ours')
-  if (push1?.rate.median !== undefined) {
-    const cores = absolute('push-1', 8000)
-    addSpeed('push 1/request, 32 clients', push1.rate.median, 0, ' msg/s', '>= 8,000 msg/s', (v) => v >= 8000, cores)
+  const push1 = find('push-1', 'ours')?.rate.median
+  if (push1 !== undefined) {
+    const required = PUSH_ONE_RATE
+    const text = `>= ${fmt(required)} msg/s`
+    const cores = absolute('push-1', required)
+    addSpeed('push 1/request, 32 clients', push1, 0, ' msg/s', text, (v) => v >= required, cores)
   }
   ceilingShare('drain', 'drain (pop 100 + ack) vs the ceiling pop+ack')
-  const fanout = find('fanout', 'ours')
-  if (fanout?.rate.median !== undefined) {
+  const fanout = find('fanout', 'ours')?.rate.median
+  if (fanout !== undefined) {
     const required = 1.5 * REFERENCE_FANOUT_DELIVERIES
-    const text = `>= ${fmt(required)} (1.5x 14,783)`
+    const text = `>= ${fmt(required)} (1.5x ${fmt(REFERENCE_FANOUT_DELIVERIES)})`
     const cores = absolute('fanout', required)
-    addSpeed('fan-out to 4 groups', fanout.rate.median, 0, ' deliveries/s', text, (v) => v >= required, cores)
+    addSpeed('fan-out to 4 groups', fanout, 0, ' deliveries/s', text, (v) => v >= required, cores)
   }
   const e2e = find('e2e', 'ours')
   if (e2e) {
