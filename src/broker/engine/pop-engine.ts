@@ -93,16 +93,16 @@ export class PopEngine {
   /** Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. */
   async pop(request: PopRequest): Promise<PopAnswer> {
     const leaseId = newUuidV7()
-    const long = request.wait && request.timeoutMs > 0
+    if (!request.wait || request.timeoutMs === 0) return (await this.attempt(request, leaseId)).answer
     const key = {
       tenant: request.tenant,
       queue: waitQueueKey(request),
       partition: request.partition,
       group: request.group,
     }
-    if (!long || !this.waiters.queueBehindWaiters(key)) {
+    if (!this.waiters.queueBehindWaiters(key)) {
       const first = await this.attempt(request, leaseId)
-      if (first.kind !== 'nothing' || !long) return first.answer
+      if (first.kind !== 'nothing') return first.answer
     }
 
     const parkedAt = Date.now()

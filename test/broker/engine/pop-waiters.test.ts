@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { PopWaiters, type AttemptResult, type WaiterEnd } from '../../../src/broker/engine/pop-waiters.js'
+import { WAKE_ONLY_POP_WAIT } from '../../support/broker.js'
 
 const KEY = { tenant: '', queue: 'orders', partition: null, group: '__QUEUE_MODE__' }
-// Re-check timers a minute apart: only the test's wakes re-check.
-const BACKOFF = { initialIntervalMs: 60_000, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 60_000 }
 
 /** A parked pop whose attempts answer what the test scripts, one per wake. */
 function scriptedPop(results: (AttemptResult | Error)[]) {
@@ -29,7 +28,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve))
 describe('PopWaiters: newcomers queue behind parked pops', () => {
   it('queues a newcomer only behind waiters whose last look found nothing', async () => {
     const errors: unknown[] = []
-    const waiters = new PopWaiters(BACKOFF, (error) => errors.push(error))
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, (error) => errors.push(error))
     expect(waiters.queueBehindWaiters(KEY)).toBe(false)
 
     const first = scriptedPop(['failed'])

@@ -12,6 +12,28 @@ afterAll(async () => {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
+/** A validated push item for in-process submission (`services.ingest.push`), payload and id from `index`. */
+function ingestItem(queue: string, partition: string, index: number) {
+  return {
+    queue,
+    partition,
+    payload: index,
+    transactionId: `${queue}-${index}`,
+    generatedTransactionId: false,
+    traceId: null,
+    producerSub: null,
+  }
+}
+
+/** Messages stored in `queue`, read from the database. */
+async function storedIn(queue: string): Promise<number> {
+  const rows = await broker.db.query(
+    'SELECT count(*)::int AS n FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1',
+    [queue],
+  )
+  return rows.rows[0].n
+}
+
 describe('POST /api/v1/push', () => {
   it('answers one result per item, in order, with the wire field names of http-api.md 4.3', async () => {
     const traceId = '0190b3c6-4f1c-7a3e-9b2d-1c2d3e4f5a6b'
@@ -163,15 +185,7 @@ describe('POST /api/v1/push', () => {
       [0, 1, 2, 3].map((index) => ({ queue: 'fused', partition: `p${index}`, payload: -1 })),
     )
     const before = broker.services.push.batching
-    const item = (index: number) => ({
-      queue: 'fused',
-      partition: `p${index % 4}`,
-      payload: index,
-      transactionId: `fused-${index}`,
-      generatedTransactionId: false,
-      traceId: null,
-      producerSub: null,
-    })
+    const item = (index: number) => ingestItem('fused', `p${index % 4}`, index)
     const results = await Promise.all(
       Array.from({ length: 64 }, (_, index) =>
         broker.services.ingest.push('', [item(index)], { requestId: `r${index}` }),
@@ -183,10 +197,7 @@ describe('POST /api/v1/push', () => {
     const batches = after.batches - before.batches
     expect(requests).toBe(64)
     expect(batches).toBeLessThan(requests)
-    const rows = await broker.db.query(
-      "SELECT count(*)::int AS n FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'fused'",
-    )
-    expect(rows.rows[0].n).toBe(68)
+    expect(await storedIn('fused')).toBe(68)
   })
 
   it('fuses concurrent small pushes to many partitions into one statement, and splits a large one by lane', async () => {
@@ -195,15 +206,7 @@ describe('POST /api/v1/push', () => {
       broker,
       partitions.map((partition) => ({ queue: 'lanes', partition, payload: -1 })),
     )
-    const item = (index: number) => ({
-      queue: 'lanes',
-      partition: partitions[index % 16]!,
-      payload: index,
-      transactionId: `lanes-${index}`,
-      generatedTransactionId: false,
-      traceId: null,
-      producerSub: null,
-    })
+    const item = (index: number) => ingestItem('lanes', partitions[index % 16]!, index)
     const before = broker.services.push.batching
     const singles = await Promise.all(
       partitions.map((_, index) => broker.services.ingest.push('', [item(index)], { requestId: `s${index}` })),
@@ -221,10 +224,7 @@ describe('POST /api/v1/push', () => {
     )
     expect(large.every((outcome) => outcome.status === 'queued')).toBe(true)
     expect(broker.services.push.batching.batches - afterSingles.batches).toBe(2)
-    const rows = await broker.db.query(
-      "SELECT count(*)::int AS n FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'lanes'",
-    )
-    expect(rows.rows[0].n).toBe(16 + 16 + 100)
+    expect(await storedIn('lanes')).toBe(16 + 16 + 100)
   })
 
   it('assigns positions in push order within a partition, with non-decreasing createdAt', async () => {
