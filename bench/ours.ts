@@ -206,7 +206,6 @@ export class OursAdapter implements Adapter {
   }
 
   stop(): Promise<void> {
-    this.client.close()
-    return Promise.resolve()
+    return this.client.close()
   }
 }
