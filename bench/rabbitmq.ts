@@ -362,7 +362,7 @@ async function readPid(file: string): Promise<number | undefined> {
 }
 
 /** Sends `name` to `pid` (a process group when negative); false when there is no such process any more. */
-function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+function signal(pid: number, name: NodeJS.Signals): boolean {
   try {
     process.kill(pid, name)
     return true

@@ -7,20 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpClient } from '../../bench/load.js'
 
 let server: http.Server
-let baseUrl: string
-const seen: { method: string; url: string; contentType: string | undefined; body: string }[] = []
+let client: HttpClient
+const seen: { url: string; contentType: string | undefined; body: string }[] = []
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
     let body = ''
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
     request.on('end', () => {
-      seen.push({
-        method: request.method ?? '',
-        url: request.url ?? '',
-        contentType: request.headers['content-type'],
-        body,
-      })
+      seen.push({ url: request.url ?? '', contentType: request.headers['content-type'], body })
       if (request.url === '/slow') return // never answers: the client's timeout must end it
       if (request.url === '/text') {
         response.writeHead(502, { 'content-type': 'text/plain' })
@@ -32,72 +27,48 @@ beforeAll(async () => {
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  client = new HttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 4)
 })
 
 afterAll(async () => {
+  await client.close()
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
 })
 
 describe('HttpClient', () => {
   it('sends a JSON body and parses the JSON answer', async () => {
-    const client = new HttpClient(baseUrl, 4)
-    try {
-      const answer = await client.request('POST', '/api/v1/push?x=1', { items: [{ queue: 'q', payload: { n: 1 } }] })
-      expect(answer).toEqual({
-        status: 200,
-        body: { echo: { items: [{ queue: 'q', payload: { n: 1 } }] }, method: 'POST' },
-      })
-      const request = seen.find((entry) => entry.url === '/api/v1/push?x=1')
-      expect(request?.contentType).toBe('application/json')
-    } finally {
-      await client.close()
-    }
+    const answer = await client.request('POST', '/api/v1/push?x=1', { items: [{ queue: 'q', payload: { n: 1 } }] })
+    expect(answer).toEqual({
+      status: 200,
+      body: { echo: { items: [{ queue: 'q', payload: { n: 1 } }] }, method: 'POST' },
+    })
+    const request = seen.find((entry) => entry.url === '/api/v1/push?x=1')
+    expect(request?.contentType).toBe('application/json')
   })
 
   it('sends no body and no content type on a GET', async () => {
-    const client = new HttpClient(baseUrl, 4)
-    try {
-      const answer = await client.request('GET', '/api/v1/pop/queue/q?batch=1')
-      expect(answer).toEqual({ status: 200, body: { echo: null, method: 'GET' } })
-      const request = seen.find((entry) => entry.url === '/api/v1/pop/queue/q?batch=1')
-      expect(request).toMatchObject({ contentType: undefined, body: '' })
-    } finally {
-      await client.close()
-    }
+    const answer = await client.request('GET', '/api/v1/pop/queue/q?batch=1')
+    expect(answer).toEqual({ status: 200, body: { echo: null, method: 'GET' } })
+    const request = seen.find((entry) => entry.url === '/api/v1/pop/queue/q?batch=1')
+    expect(request).toMatchObject({ contentType: undefined, body: '' })
   })
 
   it('returns a body that is not JSON as text, with its status', async () => {
-    const client = new HttpClient(baseUrl, 4)
-    try {
-      expect(await client.request('GET', '/text')).toEqual({ status: 502, body: 'bad gateway' })
-    } finally {
-      await client.close()
-    }
+    expect(await client.request('GET', '/text')).toEqual({ status: 502, body: 'bad gateway' })
   })
 
   it('fails a request whose answer does not come within timeoutMs', async () => {
-    const client = new HttpClient(baseUrl, 4)
-    try {
-      const started = performance.now()
-      await expect(client.request('GET', '/slow', undefined, { timeoutMs: 200 })).rejects.toThrow(/timeout/i)
-      expect(performance.now() - started).toBeLessThan(5_000)
-    } finally {
-      await client.close()
-    }
+    const started = performance.now()
+    await expect(client.request('GET', '/slow', undefined, { timeoutMs: 200 })).rejects.toThrow(/timeout/i)
+    expect(performance.now() - started).toBeLessThan(5_000)
   })
 
   it('rejects when the caller aborts the request', async () => {
-    const client = new HttpClient(baseUrl, 4)
-    try {
-      const controller = new AbortController()
-      const pending = client.request('GET', '/slow', undefined, { signal: controller.signal })
-      setTimeout(() => controller.abort(), 50)
-      await expect(pending).rejects.toThrow()
-      expect(controller.signal.aborted).toBe(true)
-    } finally {
-      await client.close()
-    }
+    const controller = new AbortController()
+    const pending = client.request('GET', '/slow', undefined, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 50)
+    await expect(pending).rejects.toThrow()
+    expect(controller.signal.aborted).toBe(true)
   })
 })
