@@ -100,13 +100,22 @@ export function createServices(
   const log = options.log ?? pino({ enabled: false })
   const registry = new QueueRegistry(pool, config.stateRefreshMs)
   const events = new BrokerEvents()
-  const waiters = new PopWaiters(config.popWait, (error) => reportError(error, 'pop waiter'))
+  const waiters = new PopWaiters(
+    config.popWait,
+    (error) => reportError(error, 'pop waiter'),
+    (source) => events.emit('popWakeup', source),
+  )
   // Local waiters first; other replicas hear of it through PostgreSQL (coalesced by the hint channel).
   const wake = (tenant: string, queue: string, partition: string | null) => {
     waiters.wake(tenant, queue, partition)
     options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
-  const wakeListener = { messagesStored: wake, leaseReleased: wake }
+  const wakeListener = {
+    messagesStored: wake,
+    leaseReleased: wake,
+    wakeMark: () => waiters.wakeMark,
+    wokenSince: (tenant: string, queue: string, mark: number) => waiters.wokenSince(tenant, queue, mark),
+  }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
   const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
   // One batch in flight per push lane, never more than a quarter of the pool. Two lanes: measured with

@@ -34,6 +34,8 @@ export interface AckOutcome {
   queueName: string | null
   partitionName: string | null
   leaseReleased: boolean | null
+  /** The released lease left nothing behind it in the partition (whole-lease acks only). */
+  drained: boolean
   dlq: boolean
   alreadyAcked: boolean
 }
@@ -54,11 +56,16 @@ interface WholeLeaseRow {
   applied: boolean
   queue_name: string | null
   partition_name: string | null
+  drained: boolean | null
 }
 
 /** Hears about released leases (parked pops may now get that partition). */
 export interface AckListener {
   leaseReleased(tenant: string, queue: string, partition: string): void
+  /** A mark of the wakes so far, taken before an ack runs (PopWaiters.wakeMark). */
+  wakeMark(): number
+  /** Whether the queue was woken after `mark` (PopWaiters.wokenSince). */
+  wokenSince(tenant: string, queue: string, mark: number): boolean
 }
 
 /** Applies acknowledgements with group commit. */
@@ -93,11 +100,14 @@ export class AckEngine {
   /** Applies the acks of one request; one outcome per item, in order. */
   async ack(tenant: string, items: AckItem[]): Promise<AckOutcome[]> {
     if (items.length === 0) return []
+    const mark = this.listener.wakeMark()
     const outcomes = await this.batcher.submit(items)
     for (const outcome of outcomes) {
-      if (outcome.leaseReleased && outcome.queueName && outcome.partitionName) {
-        this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
-      }
+      if (!outcome.leaseReleased || !outcome.queueName || !outcome.partitionName) continue
+      // Nothing behind the lease: a re-check of the parked pops would be an empty pop (at low rates, one per
+      // message), unless a push came in while the lease still hid the partition from its wake's re-check.
+      if (outcome.drained && !this.listener.wokenSince(tenant, outcome.queueName, mark)) continue
+      this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
     }
     this.reportOutcomes(tenant, items, outcomes)
     return outcomes
@@ -197,6 +207,7 @@ export class AckEngine {
         queueName: row?.queue_name ?? null,
         partitionName: row?.partition_name ?? null,
         leaseReleased: row?.lease_released ?? null,
+        drained: false,
         dlq: row?.dlq ?? false,
         alreadyAcked: row?.already_acked ?? false,
       }
@@ -249,6 +260,7 @@ export class AckEngine {
           queueName: row.queue_name,
           partitionName: row.partition_name,
           leaseReleased: index === last,
+          drained: row.drained === true,
           dlq: false,
           alreadyAcked: false,
         }

@@ -69,18 +69,52 @@ interface KeyState {
 /** Where a wake came from (for metrics). */
 export type WakeSource = 'local' | 'mesh' | 'pg_notify' | 'timer'
 
+/** Every wake source, for counters that should show all of them from the start. */
+export const WAKE_SOURCES: readonly WakeSource[] = ['local', 'mesh', 'pg_notify', 'timer']
+
+/** Queues whose last wake is remembered for {@link PopWaiters.wokenSince}; past it the memory starts over. */
+const REMEMBERED_QUEUES = 10_000
+
 /** The registry of parked pops of this broker. */
 export class PopWaiters {
   private readonly states = new Map<string, KeyState>()
   private count = 0
   private closed = false
+  /** Wakes so far (every call of wake(), matched or not): the marks of {@link wokenSince}. */
+  private wakes = 0
+  /** The mark of the last wake per (tenant, queue). */
+  private readonly lastWakeOf = new Map<string, number>()
+  /** Marks below this were forgotten when the memory above was cleared. */
+  private forgottenBefore = 0
 
   private readonly backoff: WaitBackoff
   private readonly onError: (error: unknown) => void
+  private readonly onWakeup: (source: WakeSource) => void
 
-  constructor(backoff: WaitBackoff, onError: (error: unknown) => void) {
+  /** `onWakeup` hears of every wake or timer that re-checked parked pops (queen_pop_wakeups_total). */
+  constructor(
+    backoff: WaitBackoff,
+    onError: (error: unknown) => void,
+    onWakeup: (source: WakeSource) => void = () => undefined,
+  ) {
     this.backoff = backoff
     this.onError = onError
+    this.onWakeup = onWakeup
+  }
+
+  /** A mark to pass to {@link wokenSince} later. */
+  get wakeMark(): number {
+    return this.wakes
+  }
+
+  /**
+   * Whether a queue was woken after `mark` was taken (conservatively true once that is forgotten). An ack
+   * that released a lease with nothing left behind it skips its wake unless a push came in meanwhile: that
+   * push's own wake may have run while the lease still hid the partition from the re-check.
+   */
+  wokenSince(tenant: string, queue: string, mark: number): boolean {
+    if (mark < this.forgottenBefore) return true
+    return (this.lastWakeOf.get(queueId(tenant, queue)) ?? 0) > mark
   }
 
   /** Parked pops right now. */
@@ -128,19 +162,24 @@ export class PopWaiters {
   }
 
   /** Re-checks the waiters of a queue (all partitions, or wildcard waiters and that partition's). */
-  wake(tenant: string, queue: string, partition: string | null, _source: WakeSource = 'local'): void {
+  wake(tenant: string, queue: string, partition: string | null, source: WakeSource = 'local'): void {
+    this.remember(tenant, queue)
+    let rechecked = false
     for (const state of this.states.values()) {
       const key = state.key
       if (key.tenant !== tenant) continue
       if (key.queue.startsWith(NAMESPACE_WAIT_PREFIX)) {
+        rechecked = true
         void this.recheck(state)
         continue
       }
       if (key.queue !== queue) continue
       if (partition !== null && key.partition !== null && key.partition !== partition) continue
       state.emptyChecks = 0
+      rechecked = true
       void this.recheck(state)
     }
+    if (rechecked) this.onWakeup(source)
   }
 
   /** Answers the parked pops of one queue without messages (the queue was deleted). */
@@ -192,6 +231,7 @@ export class PopWaiters {
     const interval = Math.min(maxIntervalMs, initialIntervalMs * Math.pow(backoffMultiplier, over))
     state.timer = setTimeout(() => {
       state.timer = undefined
+      this.onWakeup('timer')
       void this.recheck(state)
     }, interval)
   }
@@ -244,6 +284,19 @@ export class PopWaiters {
       this.scheduleTimer(state)
     }
   }
+
+  private remember(tenant: string, queue: string): void {
+    this.wakes += 1
+    if (this.lastWakeOf.size >= REMEMBERED_QUEUES) {
+      this.lastWakeOf.clear()
+      this.forgottenBefore = this.wakes
+    }
+    this.lastWakeOf.set(queueId(tenant, queue), this.wakes)
+  }
+}
+
+function queueId(tenant: string, queue: string): string {
+  return `${tenant}\u0000${queue}`
 }
 
 function keyId(key: WaitKey): string {

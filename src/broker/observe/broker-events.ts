@@ -4,6 +4,8 @@
  * the hot paths' logic and lets each observer live in its own module.
  */
 
+import type { WakeSource } from '../engine/pop-waiters.js'
+
 /** Push outcome as counted by metrics (operations.md 12.1). */
 export type PushOutcomeKind = 'queued' | 'buffered' | 'duplicate' | 'failed'
 /** Cause of a counted failure. */
@@ -23,6 +25,8 @@ export interface BrokerEventHandlers {
   deadLettered(tenant: string, queue: string, count: number): void
   /** `count` payloads could not be encrypted (push) or decrypted (pop: tampered or corrupted ciphertext). */
   encryptionFailed(op: 'encrypt' | 'decrypt', count: number): void
+  /** A wake or the backoff timer re-checked parked pops. */
+  popWakeup(source: WakeSource): void
   /** An HTTP request finished (long-poll parking excluded from `durationMs`). */
   request(route: string, method: string, status: number, durationMs: number): void
 }

@@ -4,6 +4,7 @@
  * global one, so several brokers in one process (the tests) keep separate counters.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { WAKE_SOURCES } from '../engine/pop-waiters.js'
 import type { BrokerEvents } from './broker-events.js'
 import { OTHER_QUEUE_LABEL, QueueLabels } from './queue-labels.js'
 import type { StatsView } from './stats-view.js'
@@ -87,6 +88,7 @@ export class BrokerMetrics {
   private readonly failures: Counter
   private readonly deadLettered: Counter
   private readonly encryptionFailures: Counter
+  private readonly popWakeups: Counter
 
   constructor(options: PrometheusOptions) {
     this.labels = new QueueLabels(options.maxQueues)
@@ -127,6 +129,12 @@ export class BrokerMetrics {
     const parked = gauge('queen_pop_parked', 'Long-poll pops parked on this broker.', [], () =>
       parked.set(options.waiters.parked),
     )
+    this.popWakeups = counter(
+      'queen_pop_wakeups_total',
+      'Re-checks of parked long-poll pops, by what started them (a wake that found no parked pop is not counted).',
+      ['source'],
+    )
+    for (const source of WAKE_SOURCES) this.popWakeups.inc({ source }, 0)
     const pool = gauge(
       'queen_db_pool_connections',
       'PostgreSQL pool connections and waiting requests.',
@@ -166,6 +174,7 @@ export class BrokerMetrics {
       failed: (tenant, queue, cause, count) => this.failures.inc({ ...this.queue(tenant, queue), cause }, count),
       deadLettered: (tenant, queue, count) => this.deadLettered.inc(this.queue(tenant, queue), count),
       encryptionFailed: (op, count) => this.encryptionFailures.inc({ op }, count),
+      popWakeup: (source) => this.popWakeups.inc({ source }),
       request: (route, method, status, durationMs) => {
         this.httpRequests.inc({ route, method, status: String(status) })
         this.httpDuration.observe({ route }, durationMs / 1000)

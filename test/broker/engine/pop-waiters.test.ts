@@ -65,3 +65,53 @@ describe('PopWaiters: newcomers queue behind parked pops', () => {
     expect(waiters.queueBehindWaiters(KEY)).toBe(false)
   })
 })
+
+describe('PopWaiters: wake-ups', () => {
+  it('reports each wake or timer that re-checked parked pops, by source, and nothing for a wake that found none', async () => {
+    const sources: string[] = []
+    const fastTimer = { initialIntervalMs: 30, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 30 }
+    const waiters = new PopWaiters(
+      fastTimer,
+      () => undefined,
+      (source) => sources.push(source),
+    )
+    waiters.wake('', 'orders', null)
+    expect(sources).toEqual([])
+
+    const parked = scriptedPop(['empty', 'empty', 'delivered'])
+    waiters.park(KEY, parked.pop)
+    waiters.wake('', 'other-queue', null)
+    waiters.wake('', 'orders', null, 'pg_notify')
+    await settle()
+    expect(sources).toEqual(['pg_notify'])
+    expect(parked.attempts()).toBe(1)
+
+    // Nothing wakes the key now: its backoff timer re-checks it, and that answers the pop.
+    for (let tries = 0; tries < 100 && parked.attempts() < 3; tries++) await new Promise((r) => setTimeout(r, 10))
+    expect(parked.attempts()).toBe(3)
+    expect(sources).toEqual(['pg_notify', 'timer', 'timer'])
+    expect(waiters.parked).toBe(0)
+  })
+
+  it('tells whether a queue was woken after a mark, per tenant and queue, whether or not a pop was parked', () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const mark = waiters.wakeMark
+    expect(waiters.wokenSince('', 'orders', mark)).toBe(false)
+    waiters.wake('', 'invoices', 'p1')
+    waiters.wake('tenant-b', 'orders', null)
+    expect(waiters.wokenSince('', 'orders', mark)).toBe(false)
+    waiters.wake('', 'orders', 'p2')
+    expect(waiters.wokenSince('', 'orders', mark)).toBe(true)
+    expect(waiters.wokenSince('', 'orders', waiters.wakeMark)).toBe(false)
+  })
+
+  it('answers yes for a mark older than what it still remembers once many queues were woken', () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const old = waiters.wakeMark
+    for (let index = 0; index < 10_001; index++) waiters.wake('', `queue-${index}`, null)
+    // "orders" was never woken, but the memory of the wakes after `old` is gone: the answer must be safe.
+    expect(waiters.wokenSince('', 'orders', old)).toBe(true)
+    const recent = waiters.wakeMark
+    expect(waiters.wokenSince('', 'orders', recent)).toBe(false)
+  })
+})
