@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
-import { useTestDatabase } from '../../support/database.js'
+import pg from 'pg'
+import { databaseConnection, useTestDatabase } from '../../support/database.js'
 
 const testDatabase = useTestDatabase('sqlfn')
 
@@ -151,6 +152,32 @@ describe('sql functions', () => {
     expect(answers[0]).toEqual([true, false, false, null])
     expect(answers[1]?.slice(0, 2)).toEqual([true, true])
     expect(await consumerOf(pid)).toEqual({ cursor_position: '1', lease_id: lease })
+  })
+
+  it('a pop that meets a live lease leaves that consumer row unlocked, so the ack of the lease never waits for it', async () => {
+    const { lease, pid } = await leaseOf('lease-unlocked', 'A', ['a'])
+    const client = testDatabase.client()
+    const queueId = (await client.query("SELECT id FROM queen.queues WHERE name = 'lease-unlocked'")).rows[0].id
+    const database = (await client.query('SELECT current_database() AS name')).rows[0].name
+    const other = new pg.Client(databaseConnection(database))
+    await other.connect()
+    try {
+      // Another pop of that partition, still inside its transaction, finds the lease held.
+      await other.query('BEGIN')
+      const popped = await other.query(
+        'SELECT kind FROM queen.pop_messages($1, $2, $3, 10, 1, $4, false, NULL, NULL)',
+        [queueId, pid, '__QUEUE_MODE__', randomUUID()],
+      )
+      expect(popped.rows.map((row) => row.kind)).toEqual(['lease_held'])
+      // Had that pop locked the row, this ack would wait for the other transaction and hit the lock timeout.
+      await client.query("SET lock_timeout = '3s'")
+      expect(await ack([{ pid, tx: 'a', l: lease }])).toEqual([[true, false, true, null]])
+      expect(await consumerOf(pid)).toEqual({ cursor_position: '1', lease_id: null })
+    } finally {
+      await client.query('RESET lock_timeout')
+      await other.query('ROLLBACK')
+      await other.end()
+    }
   })
 
   it('one batch acking two whole leases answers every item in request order and releases both', async () => {
