@@ -213,7 +213,7 @@ export const VARIABLES = [
   int('STATS_HISTORY_RETENTION_DAYS', 7, 1, MAX_DAYS, 'keep stats history, days'),
   int('EVICTION_INTERVAL', 60000, 1, MAX_TIMER_MS, 'eviction cycle, ms'),
   int('EVICTION_BATCH_SIZE', 1000, 1, MAX_COUNT, 'rows per eviction delete'),
-  int('STATS_INTERVAL_MS', 10000, 1, MAX_TIMER_MS, 'stats snapshot refresh, ms'),
+  int('STATS_INTERVAL_MS', 10000, 1, MAX_TIMER_MS, 'stats snapshot refresh, ms (and at least 4x the last refresh)'),
   int('METRICS_AGGREGATE_INTERVAL_S', 60, 1, MAX_TIMER_S, 'per-minute metrics row interval, s'),
   int('QUEEN_LEASE_RECLAIM_INTERVAL_MS', 1000, 1, MAX_TIMER_MS, 'expired-lease reclaim cycle, ms'),
   int('QUEEN_STATE_REFRESH_MS', 5000, 1, MAX_TIMER_MS, 're-read of maintenance flags and queue options, ms', {

@@ -1,6 +1,8 @@
 /**
  * The one shape of every background service (style.md 3.9): `runOnce()` on an interval with ±10 %
- * jitter; an error is logged and the loop continues; `stop()` waits for the running cycle.
+ * jitter; an error is logged and the loop continues; `stop()` waits for the running cycle. A loop made with
+ * `durationFactor` also waits that many times its last cycle's duration when that is longer than the
+ * interval, so a cycle whose cost grows with the data never runs back to back with the next one.
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
@@ -19,22 +21,37 @@ export interface BackgroundService {
  */
 export const cycleEvents = new EventEmitter()
 
+/** Pacing of a {@link BackgroundLoop}. */
+export interface BackgroundLoopOptions {
+  /** The pause after a cycle is at least this many times the cycle's duration (none by default). */
+  durationFactor?: number
+}
+
 /** Runs `work` every `intervalMs` (with jitter) until stopped. */
 export class BackgroundLoop implements BackgroundService {
   readonly name: string
   private readonly intervalMs: number
   private readonly work: () => Promise<void>
   private readonly log: Logger
+  private readonly durationFactor: number
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private stopped = true
+  private lastDurationMs = 0
 
-  constructor(name: string, intervalMs: number, work: () => Promise<void>, log: Logger) {
+  constructor(
+    name: string,
+    intervalMs: number,
+    work: () => Promise<void>,
+    log: Logger,
+    options: BackgroundLoopOptions = {},
+  ) {
     if (!Number.isFinite(intervalMs) || intervalMs <= 0) throw new Error(`${name}: interval must be > 0 ms`)
     this.name = name
     this.intervalMs = intervalMs
     this.work = work
     this.log = log.child({ component: `jobs.${name}` })
+    this.durationFactor = options.durationFactor ?? 0
   }
 
   start(): void {
@@ -63,11 +80,14 @@ export class BackgroundLoop implements BackgroundService {
   private schedule(): void {
     if (this.stopped) return
     const jitter = 1 + (Math.random() * 0.2 - 0.1)
+    const pause = Math.max(this.intervalMs * jitter, this.lastDurationMs * this.durationFactor)
     this.timer = setTimeout(() => {
+      const started = performance.now()
       this.running = this.runOnce().finally(() => {
+        this.lastDurationMs = performance.now() - started
         this.running = undefined
         this.schedule()
       })
-    }, this.intervalMs * jitter)
+    }, pause)
   }
 }
