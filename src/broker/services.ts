@@ -106,8 +106,8 @@ export function createServices(
     (source) => events.emit('popWakeup', source),
   )
   // Local waiters first; other replicas hear of it through PostgreSQL (coalesced by the hint channel).
-  const wake = (tenant: string, queue: string, partition: string | null) => {
-    waiters.wake(tenant, queue, partition)
+  const wake = (tenant: string, queue: string, partition: string | null, recheckHere = true) => {
+    if (recheckHere) waiters.wake(tenant, queue, partition)
     options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
   const wakeListener = {

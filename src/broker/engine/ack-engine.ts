@@ -61,7 +61,11 @@ interface WholeLeaseRow {
 
 /** Hears about released leases (parked pops may now get that partition). */
 export interface AckListener {
-  leaseReleased(tenant: string, queue: string, partition: string): void
+  /**
+   * A lease was released. `recheckHere` false: nothing was left behind it and no wake reached this broker's
+   * parked pops of the queue during the ack, so only other replicas need to hear of it.
+   */
+  leaseReleased(tenant: string, queue: string, partition: string, recheckHere?: boolean): void
   /** A mark of the wakes so far, taken before an ack runs (PopWaiters.wakeMark). */
   wakeMark(): number
   /** Whether the queue was woken after `mark` (PopWaiters.wokenSince). */
@@ -104,10 +108,12 @@ export class AckEngine {
     const outcomes = await this.batcher.submit(items)
     for (const outcome of outcomes) {
       if (!outcome.leaseReleased || !outcome.queueName || !outcome.partitionName) continue
-      // Nothing behind the lease: a re-check of the parked pops would be an empty pop (at low rates, one per
-      // message), unless a push came in while the lease still hid the partition from its wake's re-check.
-      if (outcome.drained && !this.listener.wokenSince(tenant, outcome.queueName, mark)) continue
-      this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
+      // Nothing behind the lease: a re-check of the parked pops here would be an empty pop (at low rates, one
+      // per message), unless a push came in while the lease still hid the partition from its wake's re-check.
+      // Other replicas are told either way: a push of theirs may have met the lease, and its wake reaches this
+      // broker only after the hint channel's delay.
+      const recheckHere = !outcome.drained || this.listener.wokenSince(tenant, outcome.queueName, mark)
+      this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName, recheckHere)
     }
     this.reportOutcomes(tenant, items, outcomes)
     return outcomes

@@ -61,7 +61,8 @@ export interface StatsCycle {
 
 /**
  * After a refresh the stats loop pauses at least this many times that refresh's duration (and at least
- * STATS_INTERVAL_MS), so the refresh takes at most a fifth of one PostgreSQL backend's time. Its cost grows
+ * STATS_INTERVAL_MS), so with one replica the refresh takes at most a fifth of one PostgreSQL backend's time
+ * (each replica paces its own refreshes; another may take the stats lock sooner). Its cost grows
  * with the partitions: on a 2-core machine a refresh of 78,747 partitions took 1-3 s with none changed and
  * 16 s with all of them changed, and with 10,000 busy partitions the 10 s refreshes cost the data plane a
  * third of its throughput (bench partitions scenario: 1,933 msg/s, 2,835 without refreshes). The snapshot's

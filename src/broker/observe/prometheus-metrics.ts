@@ -131,7 +131,7 @@ export class BrokerMetrics {
     )
     this.popWakeups = counter(
       'queen_pop_wakeups_total',
-      'Re-checks of parked long-poll pops, by what started them (a wake that found no parked pop is not counted).',
+      'Wake-ups of parked long-poll pops by source: each wake that found parked pops of its queue, and each backoff-timer re-check (lease-expiry wakes count as timer).',
       ['source'],
     )
     for (const source of WAKE_SOURCES) this.popWakeups.inc({ source }, 0)

@@ -212,15 +212,12 @@ $fn$;
 -- is live, no message above the cursor has per-message state, and its transaction ids are exactly those of
 -- the messages the lease delivered; the cursor then moves to the end of the lease and the lease is
 -- released. An entry that does not apply changes nothing (its items go through queen.ack_messages, which
--- answers each on its own). One row per entry: ord (1-based entry number), applied, the names, and drained:
--- the partition held no message beyond the lease when it was released (so parked pops of the queue need no
--- re-check for it; the broker still wakes them when a push came in meanwhile).
+-- answers each on its own). One row per entry: ord (1-based entry number), applied, and the names.
 --
 -- Locking: the consumer rows of the entries, in (partition id, group) order, as queen.ack_messages does.
--- Dropped first: CREATE OR REPLACE cannot add the drained column to an older installed version.
-DROP FUNCTION IF EXISTS queen.ack_leases(uuid[], text[], uuid[], integer[], text[]);
-CREATE FUNCTION queen.ack_leases(p_pids uuid[], p_groups text[], p_leases uuid[], p_counts integer[], p_txs text[])
-RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text, drained boolean)
+CREATE OR REPLACE FUNCTION queen.ack_leases(p_pids uuid[], p_groups text[], p_leases uuid[], p_counts integer[],
+                                            p_txs text[])
+RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -236,7 +233,7 @@ BEGIN
     FROM unnest(p_pids, p_groups, p_leases, p_counts) WITH ORDINALITY AS u(pid, g, l, cnt, n)
     ORDER BY u.pid, u.g, u.n
   LOOP
-    ord := e.k; applied := false; queue_name := NULL; partition_name := NULL; drained := NULL;
+    ord := e.k; applied := false; queue_name := NULL; partition_name := NULL;
     SELECT * INTO c FROM queen.consumers x WHERE x.partition_id = e.pid AND x.consumer_group = e.g FOR UPDATE;
     IF FOUND AND c.lease_id = e.l AND c.lease_expires_at > v_now
        AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
@@ -255,7 +252,7 @@ BEGIN
         SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
             total_consumed = k.total_consumed + e.cnt, last_consumed_at = v_now
         WHERE k.partition_id = e.pid AND k.consumer_group = e.g;
-        SELECT qq.name, pp.name, pp.next_position - 1 <= c.lease_to INTO queue_name, partition_name, drained
+        SELECT qq.name, pp.name INTO queue_name, partition_name
         FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = e.pid;
         applied := true;
       END IF;

@@ -180,6 +180,30 @@ describe('sql functions', () => {
     }
   })
 
+  it('reports whether each whole lease it released left its partition drained', async () => {
+    const wholePartition = await leaseOf('drained-all', 'A', ['a1', 'a2'])
+    const pushedSince = await leaseOf('drained-later', 'A', ['b1'])
+    await push([{ i: 0, q: 'drained-later', p: 'A', id: randomUUID(), tx: 'b2', pl: {} }])
+    const client = testDatabase.client()
+    const answer = await client.query(
+      'SELECT ord, applied, drained FROM queen.ack_leases_drained($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[]) ORDER BY ord',
+      [
+        [wholePartition.pid, pushedSince.pid, pushedSince.pid],
+        ['__QUEUE_MODE__', '__QUEUE_MODE__', '__QUEUE_MODE__'],
+        [wholePartition.lease, pushedSince.lease, randomUUID()],
+        [2, 1, 1],
+        ['a1', 'a2', 'b1', 'b1'],
+      ],
+    )
+    expect(answer.rows).toEqual([
+      { ord: 1, applied: true, drained: true },
+      { ord: 2, applied: true, drained: false },
+      // Not this lease: nothing applied, nothing to say about the partition.
+      { ord: 3, applied: false, drained: null },
+    ])
+    expect(await consumerOf(pushedSince.pid)).toEqual({ cursor_position: '1', lease_id: null })
+  })
+
   it('one batch acking two whole leases answers every item in request order and releases both', async () => {
     const first = await leaseOf('fast-two', 'A', ['a1', 'a2'])
     const second = await leaseOf('fast-two-b', 'B', ['b1'])

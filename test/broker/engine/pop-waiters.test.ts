@@ -69,7 +69,8 @@ describe('PopWaiters: newcomers queue behind parked pops', () => {
 describe('PopWaiters: wake-ups', () => {
   it('reports each wake or timer that re-checked parked pops, by source, and nothing for a wake that found none', async () => {
     const sources: string[] = []
-    const fastTimer = { initialIntervalMs: 30, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 30 }
+    // Long enough that the first part runs before any timer, short enough to watch two timer re-checks.
+    const fastTimer = { initialIntervalMs: 200, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 200 }
     const waiters = new PopWaiters(
       fastTimer,
       () => undefined,
@@ -87,7 +88,7 @@ describe('PopWaiters: wake-ups', () => {
     expect(parked.attempts()).toBe(1)
 
     // Nothing wakes the key now: its backoff timer re-checks it, and that answers the pop.
-    for (let tries = 0; tries < 100 && parked.attempts() < 3; tries++) await new Promise((r) => setTimeout(r, 10))
+    for (let tries = 0; tries < 300 && parked.attempts() < 3; tries++) await new Promise((r) => setTimeout(r, 10))
     expect(parked.attempts()).toBe(3)
     expect(sources).toEqual(['pg_notify', 'timer', 'timer'])
     expect(waiters.parked).toBe(0)

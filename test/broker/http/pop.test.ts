@@ -2,6 +2,7 @@ import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, WAKE_ONLY_POP_WAIT, type TestBroker } from '../../support/broker.js'
 import { parsePrometheusText } from '../../support/prometheus-text.js'
+import { createTestDatabase, dropTestDatabase } from '../../support/database.js'
 import { ack, ackBatch, configure, numbers, pop, push, pushMany, sleep } from '../../support/queen.js'
 
 let broker: TestBroker
@@ -310,7 +311,7 @@ describe('GET /api/v1/pop/queue/:queue', () => {
       // during the ack): the release wakes the pop parked on this partition as well.
       await pushMany(slow, 'ack-wake', 'd', 1)
       const last = await pop(slow, 'ack-wake', { batch: 1 }, 'd')
-      const onPartition = pop(slow, 'ack-wake', { wait: true, timeout: 1000 }, 'd')
+      const onPartition = pop(slow, 'ack-wake', { wait: true, timeout: 30_000 }, 'd')
       await parkedCount(1)
       const beforeRace = await localWakeups()
       const message = last.messages[0]
@@ -327,11 +328,49 @@ describe('GET /api/v1/pop/queue/:queue', () => {
       // Partition x has no parked pop: this wake re-checks nobody; only the ack's own wake counts.
       slow.services.waiters.wake('', 'ack-wake', 'x')
       expect((await acking)[0]?.success).toBe(true)
-      await sleep(300)
       expect(await localWakeups()).toBe(beforeRace + 1)
-      expect((await onPartition).messages).toEqual([])
+      // That re-check found partition d empty: the pop is still parked and answers the next push there.
+      expect(slow.services.waiters.parked).toBe(1)
+      await pushMany(slow, 'ack-wake', 'd', 1, 9)
+      expect(numbers(await onPartition)).toEqual([9])
     } finally {
       await slow.close()
+    }
+  })
+
+  it('tells the other replicas of a released lease even when it re-checks nothing on its own broker', async () => {
+    // Two replicas on one database; a push of the other one may have met the lease, so they must hear of it.
+    const database = await createTestDatabase('ack-hint')
+    const config = { popWait: WAKE_ONLY_POP_WAIT }
+    const here = await startTestBroker({ database, durable: {}, config })
+    const there = await startTestBroker({ database, durable: {}, config })
+    const notifyWakeups = async () => {
+      const response = await http(there, 'GET', '/metrics/prometheus')
+      return parsePrometheusText(response.body as string).value('queen_pop_wakeups_total', { source: 'pg_notify' })
+    }
+    try {
+      await pushMany(here, 'ack-hint', 'a', 1)
+      const leased = await pop(here, 'ack-hint', { batch: 1 })
+      expect(numbers(leased)).toEqual([0])
+      const parked = pop(there, 'ack-hint', { wait: true, timeout: 30_000 })
+      for (let tries = 0; tries < 100 && there.services.waiters.parked !== 1; tries++) await sleep(20)
+      expect(there.services.waiters.parked).toBe(1)
+      // The push's own hint reached `there` before its pop parked, so it re-checked nothing.
+      await sleep(300)
+      const before = await notifyWakeups()
+      await ack(here, leased.messages[0])
+      let after = before
+      for (let tries = 0; tries < 100 && after === before; tries++) {
+        await sleep(30)
+        after = await notifyWakeups()
+      }
+      expect(after).toBe(before + 1)
+      await pushMany(here, 'ack-hint', 'b', 1, 5)
+      expect(numbers(await parked)).toEqual([5])
+    } finally {
+      await here.close()
+      await there.close()
+      await dropTestDatabase(database)
     }
   })
 
