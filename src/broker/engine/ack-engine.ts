@@ -1,5 +1,5 @@
 /**
- * The ack path (semantics.md section 6): validated acks -> group commit -> per batch, queen.ack_leases()
+ * The ack path (semantics.md section 6): validated acks -> group commit -> per batch, queen.ack_leases_drained()
  * for whole leases acked as completed and one queen.ack_messages() call for everything else -> one result
  * per item -> wake-ups for released leases. Same isolation rules as pushes:
  * deadlocks retried in place, an outage reported to every request, any other batch failure retried
@@ -223,7 +223,7 @@ export class AckEngine {
   /**
    * The common case in one cheap statement: a consumer acking every message of its lease as completed.
    * Items grouped by (partition, group, lease) that are all `completed` with distinct transaction ids go to
-   * queen.ack_leases(); the outcomes of the leases it applied are filled in (the lease is released by the
+   * queen.ack_leases_drained(); the outcomes of the leases it applied are filled in (the lease is released by the
    * group's last item), the rest stay undefined for queen.ack_messages().
    */
   private async applyWholeLeases(db: pg.Pool | pg.ClientBase, items: AckItem[]): Promise<(AckOutcome | undefined)[]> {

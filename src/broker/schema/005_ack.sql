@@ -1,5 +1,5 @@
 -- 005_ack: queen.ack_messages(), one call per ack batch (semantics.md section 6), and queen.ack_leases(),
--- the statement the broker tries first for whole leases acked as completed (end of this file).
+-- whole leases acked as completed (end of this file; the broker now calls queen.ack_leases_drained, 014).
 --
 -- Objects: functions queen.ack_messages, queen.ack_leases.
 --
@@ -206,58 +206,18 @@ BEGIN
 END;
 $fn$;
 
--- queen.ack_leases(): the common case of an ack batch in one statement without per-item work: each entry is
--- a whole lease acked as completed, (partition, group, lease) with the transaction ids of its items
--- (p_counts[k] consecutive entries of p_txs, distinct: the caller checks). An entry applies when that lease
--- is live, no message above the cursor has per-message state, and its transaction ids are exactly those of
--- the messages the lease delivered; the cursor then moves to the end of the lease and the lease is
--- released. An entry that does not apply changes nothing (its items go through queen.ack_messages, which
--- answers each on its own). One row per entry: ord (1-based entry number), applied, and the names.
+-- queen.ack_leases(): queen.ack_leases_drained() (schema 014, which holds the rules) without its drained
+-- column. Kept with this result type for brokers of the previous version during a rolling upgrade; the
+-- function body is not checked until the first call, by which time 014 is applied.
 --
--- Locking: the consumer rows of the entries, in (partition id, group) order, as queen.ack_messages does.
+-- Locking: that of queen.ack_leases_drained.
 CREATE OR REPLACE FUNCTION queen.ack_leases(p_pids uuid[], p_groups text[], p_leases uuid[], p_counts integer[],
                                             p_txs text[])
 RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text)
 LANGUAGE plpgsql AS $fn$
-#variable_conflict use_column
-DECLARE
-  v_now timestamptz := clock_timestamp();
-  c queen.consumers%ROWTYPE;
-  e record;
-  v_lease_txs text[];
-  v_txs text[];
 BEGIN
-  FOR e IN
-    SELECT u.pid, u.g, u.l, u.n::integer AS k,
-           (sum(u.cnt) OVER (ORDER BY u.n) - u.cnt + 1)::integer AS first_tx, u.cnt
-    FROM unnest(p_pids, p_groups, p_leases, p_counts) WITH ORDINALITY AS u(pid, g, l, cnt, n)
-    ORDER BY u.pid, u.g, u.n
-  LOOP
-    ord := e.k; applied := false; queue_name := NULL; partition_name := NULL;
-    SELECT * INTO c FROM queen.consumers x WHERE x.partition_id = e.pid AND x.consumer_group = e.g FOR UPDATE;
-    IF FOUND AND c.lease_id = e.l AND c.lease_expires_at > v_now
-       AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
-                       AND s.position > c.cursor_position) THEN
-      -- Compared as sorted lists in byte order ("C"): cheap under any database collation. The lease's rows
-      -- are read in position order so the primary key is the only fitting index: on a partition too new
-      -- for the statistics, the planner otherwise walked its whole transaction-id index (8 ms, not 0.1).
-      SELECT array_agg(r.tx ORDER BY r.tx) INTO v_lease_txs
-      FROM (SELECT m.transaction_id COLLATE "C" AS tx FROM queen.messages m
-            WHERE m.partition_id = e.pid AND m.position > c.cursor_position AND m.position <= c.lease_to
-            ORDER BY m.position OFFSET 0) r;
-      SELECT array_agg(t COLLATE "C" ORDER BY t COLLATE "C") INTO v_txs
-      FROM unnest(p_txs[e.first_tx : e.first_tx + e.cnt - 1]) AS t;
-      IF v_lease_txs = v_txs THEN
-        UPDATE queen.consumers k
-        SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
-            total_consumed = k.total_consumed + e.cnt, last_consumed_at = v_now
-        WHERE k.partition_id = e.pid AND k.consumer_group = e.g;
-        SELECT qq.name, pp.name INTO queue_name, partition_name
-        FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = e.pid;
-        applied := true;
-      END IF;
-    END IF;
-    RETURN NEXT;
-  END LOOP;
+  RETURN QUERY
+  SELECT d.ord, d.applied, d.queue_name, d.partition_name
+  FROM queen.ack_leases_drained(p_pids, p_groups, p_leases, p_counts, p_txs) d;
 END;
 $fn$;

@@ -1,34 +1,66 @@
--- 014_ack_drained: queen.ack_leases_drained(), queen.ack_leases() (005) plus, for each lease it released,
--- whether the partition held no message beyond it. The broker skips re-checking its parked long-polls for a
--- drained release (at low rates every ack's re-check was an empty pop). A new function rather than a fifth
--- column of ack_leases, so a broker of the previous version can still boot and re-apply its own 005 during a
--- rolling upgrade or a rollback.
+-- 014_ack_drained: queen.ack_leases_drained(), the statement the broker tries first for whole leases acked
+-- as completed: queen.ack_leases() of 005 plus, for each lease it released, whether the partition held no
+-- message beyond it (drained). The broker skips re-checking its own parked long-polls for a drained release
+-- (at low rates every such re-check was an empty pop). A new function rather than a fifth column of
+-- queen.ack_leases, whose result type a broker of the previous version re-applying its own 005 during a
+-- rolling upgrade or a rollback could not change back; queen.ack_leases (005) now returns this function's
+-- rows without drained.
 --
 -- Objects: function queen.ack_leases_drained.
 --
--- Locking: that of queen.ack_leases; the drained check is a plain read after it, in the same transaction.
+-- Each entry is a whole lease acked as completed, (partition, group, lease) with the transaction ids of its
+-- items (p_counts[k] consecutive entries of p_txs, distinct: the caller checks). An entry applies when that
+-- lease is live, no message above the cursor has per-message state, and its transaction ids are exactly
+-- those of the messages the lease delivered; the cursor then moves to the end of the lease and the lease is
+-- released. An entry that does not apply changes nothing (its items go through queen.ack_messages, which
+-- answers each on its own). One row per entry: ord (1-based entry number), applied, the names, and drained
+-- (NULL when not applied). drained is read with the entry; a push that commits after that read is covered by
+-- the broker (it re-checks anyway when its waiters were woken during the ack, and always tells the other
+-- replicas of the release).
 --
--- drained is read after every entry is applied, so a push committed meanwhile makes it false; a push that
--- commits between this read and the ack's commit is covered by the broker (it wakes anyway when its waiters
--- were woken during the ack, and always publishes the release to the other replicas).
+-- Locking: the consumer rows of the entries, in (partition id, group) order, as queen.ack_messages does.
 
 CREATE OR REPLACE FUNCTION queen.ack_leases_drained(p_pids uuid[], p_groups text[], p_leases uuid[],
                                                     p_counts integer[], p_txs text[])
 RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text, drained boolean)
 LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
 DECLARE
-  r record;
+  v_now timestamptz := clock_timestamp();
+  c queen.consumers%ROWTYPE;
+  e record;
+  v_lease_txs text[];
+  v_txs text[];
 BEGIN
-  -- The function scan materialises every entry before the first row comes back, so the reads below see
-  -- the moved cursors.
-  FOR r IN SELECT * FROM queen.ack_leases(p_pids, p_groups, p_leases, p_counts, p_txs) LOOP
-    ord := r.ord; applied := r.applied; queue_name := r.queue_name; partition_name := r.partition_name;
-    drained := NULL;
-    IF r.applied THEN
-      SELECT p.next_position - 1 <= k.cursor_position INTO drained
-      FROM queen.partitions p
-      JOIN queen.consumers k ON k.partition_id = p.id AND k.consumer_group = p_groups[r.ord]
-      WHERE p.id = p_pids[r.ord];
+  FOR e IN
+    SELECT u.pid, u.g, u.l, u.n::integer AS k,
+           (sum(u.cnt) OVER (ORDER BY u.n) - u.cnt + 1)::integer AS first_tx, u.cnt
+    FROM unnest(p_pids, p_groups, p_leases, p_counts) WITH ORDINALITY AS u(pid, g, l, cnt, n)
+    ORDER BY u.pid, u.g, u.n
+  LOOP
+    ord := e.k; applied := false; queue_name := NULL; partition_name := NULL; drained := NULL;
+    SELECT * INTO c FROM queen.consumers x WHERE x.partition_id = e.pid AND x.consumer_group = e.g FOR UPDATE;
+    IF FOUND AND c.lease_id = e.l AND c.lease_expires_at > v_now
+       AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
+                       AND s.position > c.cursor_position) THEN
+      -- Compared as sorted lists in byte order ("C"): cheap under any database collation. The lease's rows
+      -- are read in position order so the primary key is the only fitting index: on a partition too new
+      -- for the statistics, the planner otherwise walked its whole transaction-id index (8 ms, not 0.1).
+      SELECT array_agg(r.tx ORDER BY r.tx) INTO v_lease_txs
+      FROM (SELECT m.transaction_id COLLATE "C" AS tx FROM queen.messages m
+            WHERE m.partition_id = e.pid AND m.position > c.cursor_position AND m.position <= c.lease_to
+            ORDER BY m.position OFFSET 0) r;
+      SELECT array_agg(t COLLATE "C" ORDER BY t COLLATE "C") INTO v_txs
+      FROM unnest(p_txs[e.first_tx : e.first_tx + e.cnt - 1]) AS t;
+      IF v_lease_txs = v_txs THEN
+        UPDATE queen.consumers k
+        SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
+            total_consumed = k.total_consumed + e.cnt, last_consumed_at = v_now
+        WHERE k.partition_id = e.pid AND k.consumer_group = e.g;
+        SELECT qq.name, pp.name, pp.next_position - 1 <= c.lease_to INTO queue_name, partition_name, drained
+        FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = e.pid;
+        applied := true;
+      END IF;
     END IF;
     RETURN NEXT;
   END LOOP;

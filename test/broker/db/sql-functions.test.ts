@@ -204,6 +204,21 @@ describe('sql functions', () => {
     expect(await consumerOf(pushedSince.pid)).toEqual({ cursor_position: '1', lease_id: null })
   })
 
+  it('keeps queen.ack_leases answering its four columns for brokers of the previous version', async () => {
+    const lease = await leaseOf('previous-version', 'A', ['p1', 'p2'])
+    const answer = await testDatabase
+      .client()
+      .query('SELECT * FROM queen.ack_leases($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[])', [
+        [lease.pid],
+        ['__QUEUE_MODE__'],
+        [lease.lease],
+        [2],
+        ['p2', 'p1'],
+      ])
+    expect(answer.rows).toEqual([{ ord: 1, applied: true, queue_name: 'previous-version', partition_name: 'A' }])
+    expect(await consumerOf(lease.pid)).toEqual({ cursor_position: '2', lease_id: null })
+  })
+
   it('one batch acking two whole leases answers every item in request order and releases both', async () => {
     const first = await leaseOf('fast-two', 'A', ['a1', 'a2'])
     const second = await leaseOf('fast-two-b', 'B', ['b1'])
