@@ -219,6 +219,55 @@ describe('sql functions', () => {
     expect(await consumerOf(lease.pid)).toEqual({ cursor_position: '2', lease_id: null })
   })
 
+  it('a wildcard pop looks past a first window of candidates that concurrent pops hold', async () => {
+    const client = testDatabase.client()
+    const partitions = Array.from({ length: 25 }, (_, index) => `p${String(index).padStart(2, '0')}`)
+    await push(
+      partitions.flatMap((p, i) =>
+        [0, 1].map((n) => ({ i: 2 * i + n, q: 'windows', p, id: randomUUID(), tx: `${p}-${n}`, pl: {} })),
+      ),
+    )
+    const queueId = (await client.query("SELECT id FROM queen.queues WHERE name = 'windows'")).rows[0].id
+    const popOne = async (db: pg.ClientBase, batch: number, maxPartitions: number) => {
+      const lease = randomUUID()
+      const rows = (
+        await db.query('SELECT * FROM queen.pop_messages($1, NULL, $2, $3, $4, $5, false, NULL, NULL)', [
+          queueId,
+          '__QUEUE_MODE__',
+          batch,
+          maxPartitions,
+          lease,
+        ])
+      ).rows.filter((row) => row.kind === 'message')
+      return { lease, rows }
+    }
+    // Serve every partition once, so each has its consumer row and one message left.
+    for (let round = 0; round < partitions.length; round++) {
+      const { lease, rows } = await popOne(client, 1, 1)
+      expect(rows).toHaveLength(1)
+      await client.query(
+        'SELECT * FROM queen.ack_leases_drained($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[])',
+        [[rows[0].partition_id], ['__QUEUE_MODE__'], [lease], [1], [rows[0].transaction_id]],
+      )
+    }
+    const database = (await client.query('SELECT current_database() AS name')).rows[0].name
+    const other = new pg.Client(databaseConnection(database))
+    await other.connect()
+    try {
+      // Another pop, still in its transaction, holds the 20 least recently served partitions: a pop of one
+      // partition reads 20 candidates in its first window, all of them held.
+      await other.query('BEGIN')
+      const held = await popOne(other, 20, 20)
+      expect(held.rows).toHaveLength(20)
+      const next = await popOne(client, 1, 1)
+      expect(next.rows).toHaveLength(1)
+      expect(held.rows.map((row) => row.partition_id)).not.toContain(next.rows[0].partition_id)
+    } finally {
+      await other.query('ROLLBACK')
+      await other.end()
+    }
+  })
+
   it('one batch acking two whole leases answers every item in request order and releases both', async () => {
     const first = await leaseOf('fast-two', 'A', ['a1', 'a2'])
     const second = await leaseOf('fast-two-b', 'B', ['b1'])
