@@ -110,12 +110,7 @@ export function createServices(
     if (recheckHere) waiters.wake(tenant, queue, partition)
     options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
-  const wakeListener = {
-    messagesStored: wake,
-    leaseReleased: wake,
-    wakeMark: () => waiters.wakeMark,
-    wokenSince: (tenant: string, queue: string, mark: number) => waiters.wokenSince(tenant, queue, mark),
-  }
+  const wakeListener = { messagesStored: wake, leaseReleased: wake }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
   const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
   // One batch in flight per push lane, never more than a quarter of the pool. Two lanes: measured with
@@ -134,7 +129,7 @@ export function createServices(
     { lanes: pushLanes, maxBatchItems: config.maxBatchItems, encryption },
     events,
   )
-  const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
+  const ack = new AckEngine(pool, wakeListener, waiters, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
   const maintenance = new MaintenanceFlags(pool, log)
   const ingest = new PushRouter({
     engine: push,

@@ -11,6 +11,7 @@ import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
 import { MicroBatcher } from './micro-batcher.js'
+import type { WakeMarks } from './pop-waiters.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 
 /** Normalised ack status. */
@@ -66,10 +67,6 @@ export interface AckListener {
    * parked pops of the queue during the ack, so only other replicas need to hear of it.
    */
   leaseReleased(tenant: string, queue: string, partition: string, recheckHere?: boolean): void
-  /** A mark of the wakes so far, taken before an ack runs (PopWaiters.wakeMark). */
-  wakeMark(): number
-  /** Whether the queue was woken after `mark` (PopWaiters.wokenSince). */
-  wokenSince(tenant: string, queue: string, mark: number): boolean
 }
 
 /** Applies acknowledgements with group commit. */
@@ -78,16 +75,20 @@ export class AckEngine {
 
   private readonly pool: pg.Pool
   private readonly listener: AckListener
+  private readonly wakeMarks: WakeMarks
   private readonly events: BrokerEvents
 
+  /** `wakeMarks`: the parked pops' wake history, so a release with nothing behind it can skip its re-check. */
   constructor(
     pool: pg.Pool,
     listener: AckListener,
+    wakeMarks: WakeMarks,
     options: { maxInFlight: number; maxBatchItems: number },
     events: BrokerEvents,
   ) {
     this.pool = pool
     this.listener = listener
+    this.wakeMarks = wakeMarks
     this.events = events
     this.batcher = new MicroBatcher((requests) => this.runBatch(requests), {
       maxInFlight: options.maxInFlight,
@@ -104,7 +105,7 @@ export class AckEngine {
   /** Applies the acks of one request; one outcome per item, in order. */
   async ack(tenant: string, items: AckItem[]): Promise<AckOutcome[]> {
     if (items.length === 0) return []
-    const mark = this.listener.wakeMark()
+    const mark = this.wakeMarks.wakeMark
     const outcomes = await this.batcher.submit(items)
     for (const outcome of outcomes) {
       if (!outcome.leaseReleased || !outcome.queueName || !outcome.partitionName) continue
@@ -112,7 +113,7 @@ export class AckEngine {
       // per message), unless a push came in while the lease still hid the partition from its wake's re-check.
       // Other replicas are told either way: a push of theirs may have met the lease, and its wake reaches this
       // broker only after the hint channel's delay.
-      const recheckHere = !outcome.drained || this.listener.wokenSince(tenant, outcome.queueName, mark)
+      const recheckHere = !outcome.drained || this.wakeMarks.wokenSince(tenant, outcome.queueName, mark)
       this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName, recheckHere)
     }
     this.reportOutcomes(tenant, items, outcomes)

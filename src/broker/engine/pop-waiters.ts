@@ -66,11 +66,14 @@ interface KeyState {
   timer: NodeJS.Timeout | undefined
 }
 
-/** Where a wake came from (for metrics). */
-export type WakeSource = 'local' | 'mesh' | 'pg_notify' | 'timer'
-
 /** Every wake source, for counters that should show all of them from the start. */
-export const WAKE_SOURCES: readonly WakeSource[] = ['local', 'mesh', 'pg_notify', 'timer']
+export const WAKE_SOURCES = ['local', 'mesh', 'pg_notify', 'timer'] as const
+
+/** Where a wake came from (for metrics). */
+export type WakeSource = (typeof WAKE_SOURCES)[number]
+
+/** What an ack needs to know of past wakes: {@link PopWaiters.wakeMark} and {@link PopWaiters.wokenSince}. */
+export type WakeMarks = Pick<PopWaiters, 'wakeMark' | 'wokenSince'>
 
 /** Queues whose last wake is remembered for {@link PopWaiters.wokenSince}; past it the memory starts over. */
 const REMEMBERED_QUEUES = 10_000
