@@ -314,15 +314,17 @@ BEGIN
       OFFSET 0
     ) d
   ), earlier AS (
-    -- Per item: the newest earlier message with its transaction id inside the item's own window (replayed
-    -- items carry their original acceptance time), else a tombstone of a deleted one.
-    SELECT DISTINCT ON (m.i) m.i, f.id
+    -- Per first item of a transaction id: the newest earlier message with that id inside the item's own
+    -- window (replayed items carry their original acceptance time), else a tombstone of a deleted one.
+    SELECT DISTINCT ON (m.id) m.id AS first_id, f.id
     FROM meta m
     JOIN found f ON f.partition_id = m.partition_id AND f.tx = m.tx
     WHERE f.accepted_at >= m.acc - make_interval(secs => m.dedup_window_seconds)
       AND m.dedup_window_seconds > 0 AND NOT (m.gen AND NOT p_replay) AND m.first_id = m.id
-    ORDER BY m.i, f.source, f.position DESC
+    ORDER BY m.id, f.source, f.position DESC
   ), decided AS (
+    -- A later item with the same transaction id answers what the first one stands for: the earlier
+    -- message when the first is a duplicate itself, else the first (stored by this statement).
     SELECT m.i, m.id, m.tx, m.tr, m.sub, m.enc, m.acc, m.partition_id, m.next_position, m.newest_created_at,
       CASE
         WHEN NOT p_replay AND m.encryption_enabled <> m.enc THEN 'failed'
@@ -330,9 +332,10 @@ BEGIN
         WHEN earlier.id IS NOT NULL THEN 'duplicate'
         ELSE 'queued'
       END AS decision,
-      CASE WHEN m.dedup_window_seconds > 0 AND m.first_id <> m.id THEN m.first_id ELSE earlier.id END AS earlier_id
+      coalesce(earlier.id, CASE WHEN m.dedup_window_seconds > 0 AND m.first_id <> m.id THEN m.first_id END)
+        AS earlier_id
     FROM meta m
-    LEFT JOIN earlier ON earlier.i = m.i
+    LEFT JOIN earlier ON earlier.first_id = m.first_id
   ), numbered AS (
     SELECT d.*, row_number() OVER (PARTITION BY d.partition_id ORDER BY d.i) AS nth
     FROM decided d WHERE d.decision = 'queued'

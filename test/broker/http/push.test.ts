@@ -118,6 +118,39 @@ describe('POST /api/v1/push', () => {
     expect(results[1].message_id).toBe(results[0].message_id)
   })
 
+  it('answers every duplicate of an earlier message inside one request with the stored id', async () => {
+    const [first] = await push(broker, [{ queue: 'dedup-again', partition: 'p', payload: 1, transactionId: 'e' }])
+    const results = await push(broker, [
+      { queue: 'dedup-again', partition: 'p', payload: 2, transactionId: 'e' },
+      { queue: 'dedup-again', partition: 'p', payload: 3, transactionId: 'e' },
+    ])
+    expect(results.map((result) => [result.status, result.message_id])).toEqual([
+      ['duplicate', first.message_id],
+      ['duplicate', first.message_id],
+    ])
+    expect(await storedIn('dedup-again')).toBe(1)
+  })
+
+  it('answers concurrent pushes of one transactionId with the one stored id, new partition or not', async () => {
+    for (let trial = 0; trial < 10; trial++) {
+      // Even trials race on a partition that does not exist yet, odd ones on an existing one.
+      const partition = trial % 2 === 0 ? `fresh-${trial}` : 'existing'
+      const transactionId = `race-${trial}`
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, n) =>
+          push(broker, [{ queue: 'dedup-race', partition, payload: n, transactionId }]).then(([result]) => result),
+        ),
+      )
+      const stored = await broker.db.query(
+        'SELECT m.id FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id WHERE m.transaction_id = $1',
+        [transactionId],
+      )
+      expect(stored.rows).toHaveLength(1)
+      expect(answers.filter((answer) => answer.status === 'queued')).toHaveLength(1)
+      expect(new Set(answers.map((answer) => answer.message_id))).toEqual(new Set([stored.rows[0].id]))
+    }
+  })
+
   it('keeps the duplicate answer after the message was consumed, and accepts the id again after the window', async () => {
     await configure(broker, 'dedup-window', { dedupWindowSeconds: 1 })
     const [first] = await push(broker, [{ queue: 'dedup-window', payload: 1, transactionId: 'w' }])
