@@ -41,13 +41,16 @@ describe('POST /api/v1/configure', () => {
       queue: 'conf.orders',
       namespace: 'conf',
       task: 'orders',
-      options: { ...DEFAULTS, leaseTime: 60, priority: 5 },
+      // Legacy keys are echoed as sent (the JS client checks every option it sent) but not stored.
+      options: { ...DEFAULTS, leaseTime: 60, priority: 5, ttl: 3600 },
       ignored: ['ttl'],
     })
     const partitions = await broker.db.query('SELECT id, name FROM queen.partitions WHERE queue_id = $1', [
       response.body.queueId,
     ])
     expect(partitions.rows).toEqual([{ id: response.body.partitionId, name: 'Default' }])
+    const stored = await http(broker, 'GET', '/api/v1/resources/queues/conf.orders')
+    expect(stored.body.options).toEqual({ ...DEFAULTS, leaseTime: 60, priority: 5 })
   })
 
   it('is a full replace: options left out return to their defaults', async () => {

@@ -64,7 +64,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
       queue: configure.queue,
       namespace: configure.namespace,
       task: configure.task,
-      options: configure.options,
+      options: configure.echoedOptions,
       ...(configure.ignored.length > 0 ? { ignored: configure.ignored } : {}),
     }
   })

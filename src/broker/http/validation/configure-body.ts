@@ -18,6 +18,8 @@ export interface ConfigureRequest {
   options: QueueOptions
   /** Legacy keys that were present and not stored. */
   ignored: string[]
+  /** What the response's `options` echoes: the stored options plus the legacy keys as they were sent. */
+  echoedOptions: Record<string, unknown>
 }
 
 function tag(value: unknown, field: string, derived: string): string {
@@ -35,10 +37,12 @@ export function parseConfigureBody(body: unknown, encryptionKeyConfigured: boole
   const derived = derivedTags(queue)
   const options = defaultQueueOptions()
   const ignored: string[] = []
+  const legacyValues: Record<string, unknown> = {}
   const given = asObject(raw.options, 'options: must be an object')
   for (const [key, value] of Object.entries(given)) {
     if ((LEGACY_OPTION_KEYS as readonly string[]).includes(key)) {
       ignored.push(key)
+      legacyValues[key] = value
       continue
     }
     if (!Object.hasOwn(QUEUE_OPTIONS, key)) throw validationError(`options.${key} is not a known option`)
@@ -65,5 +69,7 @@ export function parseConfigureBody(body: unknown, encryptionKeyConfigured: boole
     task: tag(raw.task, 'task', derived.task),
     options,
     ignored,
+    // The JS client checks that every option it sent comes back unchanged, legacy keys included.
+    echoedOptions: { ...options, ...legacyValues },
   }
 }
