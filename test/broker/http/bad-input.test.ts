@@ -368,7 +368,6 @@ const cases: BadCase[] = [
       ['partitions=1001', /^partitions: /],
       ['wait=maybe', /^wait: /],
       ['autoAck=yes', /^autoAck: /],
-      ['consumerGroup=g2&subscriptionMode=sometimes', /^subscriptionMode: /],
       ['consumerGroup=g2&subscriptionFrom=yesterday', /^subscriptionFrom: /],
     ] as const
   ).map(([query, error]): BadCase => ({

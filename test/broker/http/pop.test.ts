@@ -176,6 +176,22 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     expect(newOnly.messages).toEqual([])
   })
 
+  it('treats every subscriptionMode other than new/new-only as all, from_beginning included', async () => {
+    // A broker whose new groups start at "now" by default: only an explicit all-like mode reads history.
+    const newByDefault = await startTestBroker({ label: 'sub_modes', config: { defaultSubscriptionMode: 'new' } })
+    try {
+      await pushMany(newByDefault, 'modes', 'p', 2)
+      const implicit = await pop(newByDefault, 'modes', { consumerGroup: 'implicit', batch: 10 })
+      expect(implicit.messages).toEqual([])
+      for (const mode of ['from_beginning', 'all', 'earliest']) {
+        const body = await pop(newByDefault, 'modes', { consumerGroup: `g-${mode}`, subscriptionMode: mode, batch: 10 })
+        expect(numbers(body), mode).toEqual([0, 1])
+      }
+    } finally {
+      await newByDefault.close()
+    }
+  })
+
   it('starts at subscriptionFrom and keeps the first recorded subscription on later pops', async () => {
     await pushMany(broker, 'subscribe-from', 'p', 2)
     await sleep(20)

@@ -31,11 +31,9 @@ export function parsePopRequest(
   let subscriptionMode: PopRequest['subscriptionMode'] = config.defaultSubscriptionMode
   let subscriptionFrom: Date | null = null
   const mode = queryValue(query, 'subscriptionMode')
-  if (mode !== undefined) {
-    if (mode === 'all') subscriptionMode = 'all'
-    else if (mode === 'new' || mode === 'new-only') subscriptionMode = 'new'
-    else throw validationError('subscriptionMode: must be all, new or new-only')
-  }
+  // As the reference does and the clients rely on (their docs send `from_beginning`): `new`/`new-only`
+  // start at now, every other mode at the oldest message.
+  if (mode !== undefined) subscriptionMode = mode === 'new' || mode === 'new-only' ? 'new' : 'all'
   const from = queryValue(query, 'subscriptionFrom')
   if (from !== undefined) {
     if (from.toLowerCase() === 'now') {
