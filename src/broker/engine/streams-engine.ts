@@ -17,9 +17,9 @@
  * ack settled nothing new (a resend) releases the named lease when nothing under it is open, so a kept
  * lease can be given up without waiting for its expiry (stream-lease-release-idle.sql).
  *
- * `ack.count`: the ack covers the message with `transactionId` and the messages after it in position
- * order, `count` in all, each acked with the ack's status, lease id and error under the `/ack` rules. If
- * fewer than `count` messages follow, the cycle fails rather than acking a shorter run.
+ * `ack.count`: the streams SDK names the last message of its batch and the batch's size; the ack covers
+ * the `count` messages ending at that one (stream-ack-run.sql), each acked with the ack's status, lease id
+ * and error under the `/ack` rules.
  */
 import type pg from 'pg'
 import { executeQuery, inTransaction, runQuery } from '../db/pool.js'
@@ -48,7 +48,7 @@ export type StreamRegistrationAnswer =
   | { outcome: 'registered'; queryId: string; fresh: boolean; reset: boolean }
   | { outcome: 'hash_mismatch'; queryId: string; error: string }
 
-/** The source ack of a cycle: an ack of `count` messages starting at `item.transactionId`. */
+/** The source ack of a cycle: an ack of the `count` messages ending at `item.transactionId`. */
 export interface StreamCycleAck {
   item: AckItem
   /** Messages covered, from `item.transactionId` on in position order; at least 1. */
@@ -307,12 +307,6 @@ export class StreamsEngine {
         item.transactionId,
         count,
       ])
-      if (run.length > 0 && run.length < count) {
-        throw new CycleFailure(
-          `ack failed: count is ${count} but only ${run.length} messages follow transactionId ` +
-            `'${item.transactionId}' in the partition`,
-        )
-      }
       // An unknown transaction id falls through to the single ack, which answers "Message not found".
       if (run.length > 0) ackItems = run.map((row) => ({ ...item, transactionId: row.transaction_id }))
     }

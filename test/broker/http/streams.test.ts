@@ -174,7 +174,7 @@ describe('POST /streams/v1/cycle', () => {
         { type: 'delete', key: 'tmp' },
       ],
       push_items: [{ queue: 'sc-sink', partition: 'out', payload: { sum: 2 }, transactionId: 'sum-p1-2' }],
-      ack: { transactionId: first.transactionId, leaseId: popped.leaseId, count: 2 },
+      ack: { transactionId: second.transactionId, leaseId: popped.leaseId, count: 2 },
     }
     const body = await cycle(request)
     expect(body).toEqual({
@@ -307,7 +307,7 @@ describe('POST /streams/v1/cycle', () => {
       query_id: queryId,
       partition_id: partitionId,
       consumer_group: group,
-      ack: { transactionId: popped.messages[0].transactionId, leaseId: popped.leaseId, count: 2 },
+      ack: { transactionId: popped.messages[1].transactionId, leaseId: popped.leaseId, count: 2 },
       release_lease: false,
     })
     expect(body).toMatchObject({ success: true, ack_result: { success: true, count: 2, lease_released: false } })
@@ -367,20 +367,47 @@ describe('POST /streams/v1/cycle', () => {
     expect(numbers(await pop(broker, 'sp-src'))).toEqual([3])
   })
 
-  it('fails when ack.count runs past the messages of the partition, acking none', async () => {
+  it('settles the count messages ending at the named one, as the streams SDK acks its batch', async () => {
     const queryId = await registerQuery('q-count', 'sn-src')
-    await pushMany(broker, 'sn-src', 'p', 2)
-    const popped = await pop(broker, 'sn-src', { batch: 2 })
+    const group = `streams.${queryId}`
+    await pushMany(broker, 'sn-src', 'p', 5)
+    const popped = await pop(broker, 'sn-src', { batch: 5, consumerGroup: group })
+    expect(numbers(popped)).toEqual([0, 1, 2, 3, 4])
+    // A gate allowed the first 3: the SDK acks the third with count 3 and keeps the lease.
+    const partial = await cycle({
+      query_id: queryId,
+      partition_id: popped.partitionId,
+      consumer_group: group,
+      ack: { transactionId: popped.messages[2].transactionId, leaseId: popped.leaseId, count: 3 },
+      release_lease: false,
+    })
+    expect(partial).toMatchObject({ success: true, ack_result: { success: true, count: 3, lease_released: false } })
+    expect(await consumerRow(popped.partitionId, group)).toMatchObject({ lease_id: popped.leaseId, cursor_position: 3 })
+    // The next cycle names the last message with the whole batch's size: the 2 left are settled, the
+    // 3 settled before are no-ops, and nothing past the named message is touched.
+    await pushMany(broker, 'sn-src', 'p', 1, 5)
+    const whole = await cycle({
+      query_id: queryId,
+      partition_id: popped.partitionId,
+      consumer_group: group,
+      ack: { transactionId: popped.messages[4].transactionId, leaseId: popped.leaseId, count: 5 },
+    })
+    expect(whole).toMatchObject({ success: true, ack_result: { success: true, count: 5, lease_released: true } })
+    expect(await consumerRow(popped.partitionId, group)).toMatchObject({ lease_id: null, cursor_position: 5 })
+    expect(numbers(await pop(broker, 'sn-src', { batch: 5, consumerGroup: group }))).toEqual([5])
+  })
+
+  it('acks the messages there are when count exceeds them', async () => {
+    const queryId = await registerQuery('q-count-over', 'so-src')
+    await pushMany(broker, 'so-src', 'p', 2)
+    const popped = await pop(broker, 'so-src', { batch: 2 })
     const body = await cycle({
       query_id: queryId,
       partition_id: popped.partitionId,
-      ack: { transactionId: popped.messages[0].transactionId, leaseId: popped.leaseId, count: 3 },
+      ack: { transactionId: popped.messages[1].transactionId, leaseId: popped.leaseId, count: 3 },
     })
-    expect(body.success).toBe(false)
-    expect(body.error).toBe(
-      `ack failed: count is 3 but only 2 messages follow transactionId '${popped.messages[0].transactionId}' in the partition`,
-    )
-    expect(await consumerRow(popped.partitionId)).toMatchObject({ lease_id: popped.leaseId, cursor_position: 0 })
+    expect(body).toMatchObject({ success: true, ack_result: { success: true, count: 2, lease_released: true } })
+    expect(await consumerRow(popped.partitionId)).toMatchObject({ lease_id: null, cursor_position: 2 })
   })
 
   it('answers an unknown query with success:false and the usual keys', async () => {
