@@ -90,8 +90,12 @@ export class PopEngine {
     this.decryption = decryption
   }
 
-  /** Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. */
-  async pop(request: PopRequest): Promise<PopAnswer> {
+  /**
+   * Answers a pop, waiting up to `timeoutMs` when `wait` is set and nothing is deliverable. `gone` aborts
+   * when the client disconnected: a parked pop then leaves the line at once, so the next message goes to
+   * a live waiter instead of a dead socket.
+   */
+  async pop(request: PopRequest, gone?: AbortSignal): Promise<PopAnswer> {
     const leaseId = newUuidV7()
     if (!request.wait || request.timeoutMs === 0) return (await this.attempt(request, leaseId)).answer
     const key = {
@@ -107,9 +111,16 @@ export class PopEngine {
 
     const parkedAt = Date.now()
     const parked = (answer: PopAnswer): PopAnswer => ({ ...answer, parkedMs: Date.now() - parkedAt })
-    return new Promise<PopAnswer>((resolve) => {
+    if (gone?.aborted) return parked({ body: deadlineEnvelope(request) })
+    return new Promise<PopAnswer>((settle) => {
+      let cancel: (() => void) | undefined
+      const leave = () => cancel?.()
+      const resolve = (answer: PopAnswer) => {
+        gone?.removeEventListener('abort', leave)
+        settle(answer)
+      }
       const deadline = Date.now() + request.timeoutMs
-      this.waiters.park(key, {
+      cancel = this.waiters.park(key, {
         deadline,
         attempt: async () => {
           const next = await this.attempt(request, leaseId)
@@ -120,6 +131,7 @@ export class PopEngine {
         },
         end: () => resolve(parked({ body: deadlineEnvelope(request) })),
       })
+      gone?.addEventListener('abort', leave, { once: true })
     })
   }
 

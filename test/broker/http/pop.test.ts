@@ -239,6 +239,32 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     expect(numbers(await pop(broker, 'windowed', { batch: 10 }))).toEqual([0, 1])
   })
 
+  it('takes a disconnected long-poll out of line at once, so the next push goes to a live waiter', async () => {
+    const slow = await startTestBroker({ label: 'gone', config: { popWait: WAKE_ONLY_POP_WAIT } })
+    try {
+      const abandoned = new AbortController()
+      const dead = fetch(`${slow.url}/api/v1/pop/queue/gone-q?wait=true&timeout=30000`, {
+        signal: abandoned.signal,
+      }).catch((error: unknown) => error)
+      await sleep(200)
+      expect(slow.services.waiters.parked).toBe(1)
+      const live = pop(slow, 'gone-q', { wait: true, timeout: 30_000 })
+      await sleep(200)
+      expect(slow.services.waiters.parked).toBe(2)
+      abandoned.abort()
+      expect(await dead).toBeInstanceOf(Error)
+      await sleep(200)
+      expect(slow.services.waiters.parked).toBe(1)
+      const pushedAt = Date.now()
+      await push(slow, [{ queue: 'gone-q', payload: { n: 1 } }])
+      expect(numbers(await live)).toEqual([1])
+      // Only a wake-up answers within the 60 s re-check interval: the message was not leased to the dead one.
+      expect(Date.now() - pushedAt).toBeLessThan(5_000)
+    } finally {
+      await slow.close()
+    }
+  })
+
   it('wakes a parked long-poll on a push to that queue instead of finding it by polling', async () => {
     // With a 60 s re-check interval only a wake-up can answer this pop quickly.
     const slow = await startTestBroker({

@@ -25,7 +25,13 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
     }
     popRequest.timeoutMs = Math.max(0, popRequest.timeoutMs - waited)
   }
-  const answer = await broker.pop.pop(popRequest)
+  // The response's close before it finished is the client's disconnect (the request's own close fires
+  // once its body is read).
+  const gone = new AbortController()
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort()
+  })
+  const answer = await broker.pop.pop(popRequest, gone.signal)
   request.parkedMs = answer.parkedMs ?? 0
   if (answer.leaseId !== undefined) {
     const leaseId = answer.leaseId
