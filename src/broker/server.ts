@@ -20,6 +20,7 @@ import { createDurability, openSpool } from './durability.js'
 import type { Spool } from './spool/spool.js'
 import { SpoolLockedError } from './spool/spool-directory.js'
 import { BROKER_VERSION } from './version.js'
+import { unbuiltSettings } from './unbuilt-settings.js'
 import pgModule from 'pg'
 import { readFileSync } from 'node:fs'
 
@@ -159,6 +160,8 @@ async function prepareSchema(config: BrokerConfig, settings: PoolSettings, log: 
 
 /** Boots the broker and starts listening. */
 export async function startBroker(config: BrokerConfig, log: Logger): Promise<RunningBroker> {
+  const unbuilt = unbuiltSettings(config)
+  if (unbuilt.length > 0) throw new BootError(unbuilt.join('\n'), 1)
   let spool: Spool
   try {
     spool = await openSpool(config, log)

@@ -235,6 +235,22 @@ describe('queenctl serve configuration', () => {
     }
   })
 
+  it('refuses to boot with a security or mesh setting this version cannot honour, naming the variable', async () => {
+    const unreachable = { PG_HOST: '127.0.0.1', PG_PORT: '1', PORT: '0' }
+    const cases: [Record<string, string>, string][] = [
+      [{ JWT_ENABLED: 'true', JWT_SECRET: 'x'.repeat(32) }, 'JWT_ENABLED=true'],
+      [{ QUEEN_TENANCY_HEADER: 'X-Queen-Tenant' }, 'QUEEN_TENANCY_HEADER=X-Queen-Tenant'],
+      [{ QUEEN_TENANCY_CLAIM: 'tenant' }, 'QUEEN_TENANCY_CLAIM=tenant'],
+      [{ QUEEN_MESH_PEERS: '127.0.0.1:6633', QUEEN_SYNC_SECRET: 's'.repeat(32) }, 'QUEEN_MESH_PEERS'],
+    ]
+    for (const [env, named] of cases) {
+      const serve = await runCli(['serve'], { env: { ...unreachable, ...env } })
+      expect(serve.code, named).toBe(1)
+      expect(serve.stdout + serve.stderr, named).toContain(`config error: ${named}`)
+      expect(serve.stdout + serve.stderr, named).toContain('not implemented')
+    }
+  })
+
   it('an invalid environment exits 1 naming every invalid variable', async () => {
     const env = { JWT_ENABLED: 'yes', DB_POOL_SIZE: 'ten', PG_HOST: '127.0.0.1', PG_PORT: '1' }
 

@@ -1,0 +1,36 @@
+/**
+ * Settings of subsystems this broker does not implement yet (JWT authentication, tenancy, the mesh). Each
+ * stops the boot naming its variable: accepted and ignored, it would let an operator believe a broker is
+ * protected, isolated or meshed when it is not. Each rule goes when its subsystem lands.
+ */
+import type { BrokerConfig } from './config.js'
+
+/** One line per setting the broker cannot honour; empty when it can honour them all. */
+export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy' | 'mesh'>): string[] {
+  const problems: string[] = []
+  if (config.auth.enabled) {
+    problems.push(
+      'config error: JWT_ENABLED=true: JWT authentication is not implemented in this version; the broker ' +
+        'would serve every route unauthenticated. Unset JWT_ENABLED and put an authenticating proxy in front',
+    )
+  }
+  if (config.tenancy.header !== undefined) {
+    problems.push(
+      `config error: QUEEN_TENANCY_HEADER=${config.tenancy.header}: tenancy is not implemented in this version; ` +
+        'every request would share one tenant. Unset QUEEN_TENANCY_HEADER',
+    )
+  }
+  if (config.tenancy.claim !== undefined) {
+    problems.push(
+      `config error: QUEEN_TENANCY_CLAIM=${config.tenancy.claim}: tenancy is not implemented in this version. ` +
+        'Unset QUEEN_TENANCY_CLAIM',
+    )
+  }
+  if (config.mesh.enabled && config.mesh.peers.length > 0) {
+    problems.push(
+      'config error: QUEEN_MESH_PEERS is set: the mesh is not implemented in this version; replicas converge ' +
+        'through PostgreSQL notifications alone. Unset QUEEN_MESH_PEERS (or set QUEEN_SYNC_ENABLED=false)',
+    )
+  }
+  return problems
+}
