@@ -151,6 +151,29 @@ describe('POST /api/v1/push', () => {
     }
   })
 
+  it('answers concurrent pushes of one transactionId through two brokers on one database with the stored id', async () => {
+    const second = await startTestBroker({ database: broker.database, label: 'push_second' })
+    try {
+      for (let trial = 0; trial < 6; trial++) {
+        const transactionId = `two-brokers-${trial}`
+        const partition = trial % 2 === 0 ? `two-fresh-${trial}` : 'two-existing'
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, n) =>
+            push(n % 2 === 0 ? broker : second, [{ queue: 'dedup-two', partition, payload: n, transactionId }]).then(
+              ([result]) => result,
+            ),
+          ),
+        )
+        const stored = await broker.db.query('SELECT id FROM queen.messages WHERE transaction_id = $1', [transactionId])
+        expect(stored.rows).toHaveLength(1)
+        expect(answers.filter((answer) => answer.status === 'queued')).toHaveLength(1)
+        expect(new Set(answers.map((answer) => answer.message_id))).toEqual(new Set([stored.rows[0].id]))
+      }
+    } finally {
+      await second.close()
+    }
+  })
+
   it('keeps the duplicate answer after the message was consumed, and accepts the id again after the window', async () => {
     await configure(broker, 'dedup-window', { dedupWindowSeconds: 1 })
     const [first] = await push(broker, [{ queue: 'dedup-window', payload: 1, transactionId: 'w' }])
