@@ -294,7 +294,6 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
       services.state.phase = 'draining'
       if (schemaRetry) clearTimeout(schemaRetry)
       services.waiters.shutdown()
-      services.maintenance.shutdown()
       // Let the parked answers (sent with Connection: close) reach their sockets before closing.
       await new Promise((resolve) => setImmediate(resolve))
       let exitCode = 0

@@ -131,6 +131,10 @@ export function createServices(
   )
   const ack = new AckEngine(pool, wakeListener, waiters, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
   const maintenance = new MaintenanceFlags(pool, log)
+  // Pops parked through pop-maintenance try again once it ends.
+  maintenance.onChange((kind, enabled) => {
+    if (kind === 'pop' && !enabled) waiters.wakeAll()
+  })
   const ingest = new PushRouter({
     engine: push,
     registry,
@@ -174,7 +178,7 @@ export function createServices(
     waiters,
     push,
     ack,
-    pop: new PopEngine(pool, registry, waiters, events, new PopDecryption(pool, cipher, events, reportError)),
+    pop: new PopEngine(pool, registry, waiters, events, maintenance, new PopDecryption(pool, cipher, events, reportError)),
     transactions: new TransactionEngine(pool, push, ack, wakeListener, {
       pushMaintenance: () => maintenance.push,
       partitionHasSpooled: (tenant, queue, partition) => ingest.partitionHasSpooled(tenant, queue, partition),

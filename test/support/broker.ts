@@ -120,7 +120,6 @@ export async function startTestBroker(
     database,
     async close(closeOptions = {}) {
       services.waiters.shutdown()
-      services.maintenance.shutdown()
       await app.close()
       if (durable) {
         await Promise.all(durable.durability.jobs.map((job) => job.stop()))

@@ -26,9 +26,9 @@ export function isKeyUnavailableError(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === KEY_UNAVAILABLE_SQLSTATE
 }
 
-/** The pop envelope of semantics.md 9.4. */
-export function keyUnavailableBody(queue: string): Record<string, unknown> {
-  return { success: false, error: `encryption key unavailable for queue '${queue}'`, messages: [] }
+/** The error of a pop on a queue whose payloads this broker cannot decrypt (semantics.md 9.4). */
+export function keyUnavailableError(queue: string): string {
+  return `encryption key unavailable for queue '${queue}'`
 }
 
 /** The fields of a popped row this step reads and rewrites. */

@@ -45,7 +45,7 @@
 import type pg from 'pg'
 import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
 import { runQuery } from '../db/pool.js'
-import type { PushItem } from '../engine/push-engine.js'
+import type { PushItem } from '../engine/push-item.js'
 import type { QueueRegistry } from '../engine/queue-registry.js'
 import type { SpoolRecord } from '../spool/record-format.js'
 import { KeyUnavailableError, type PayloadCipher, type PayloadIdentity } from './payload-cipher.js'

@@ -1,6 +1,7 @@
 /**
  * Maintenance mode (semantics.md section 11): push-maintenance sends every push to the spool and holds
- * replay; pop-maintenance answers pops 204 at once and parks long-polls until it ends. Both flags live in
+ * replay; pop-maintenance answers pops 204 at once and parks long-polls until it ends (the pop engine
+ * parks them with the other long-polls and re-checks them when it ends). Both flags live in
  * PostgreSQL: a change is written there first (refused when PostgreSQL is unreachable), applied locally,
  * and broadcast; every replica also re-reads them periodically and on reconnecting.
  */
@@ -16,17 +17,12 @@ export type MaintenanceSource = 'api' | 'mesh' | 'database'
 
 const KEYS: Record<MaintenanceKind, string> = { push: 'maintenance', pop: 'pop_maintenance' }
 
-/** Outcome of waiting for pop-maintenance to end. */
-export type PopResume = 'resumed' | 'timeout' | 'shutdown'
-
 /** The two flags as this replica knows them. */
 export class MaintenanceFlags {
   private flags: Record<MaintenanceKind, boolean> = { push: false, pop: false }
   private readonly pool: pg.Pool
   private readonly log: Logger
   private readonly listeners: ((kind: MaintenanceKind, enabled: boolean, source: MaintenanceSource) => void)[] = []
-  private resumeWaiters = new Set<(result: PopResume) => void>()
-  private closed = false
 
   constructor(pool: pg.Pool, log: Logger) {
     this.pool = pool
@@ -41,11 +37,6 @@ export class MaintenanceFlags {
   /** Pop-maintenance is on. */
   get pop(): boolean {
     return this.flags.pop
-  }
-
-  /** Long-polls parked until pop-maintenance ends. */
-  get parkedPops(): number {
-    return this.resumeWaiters.size
   }
 
   /** Hears every change applied on this replica (broadcast when the source is the API, metrics). */
@@ -78,32 +69,6 @@ export class MaintenanceFlags {
     if (this.flags[kind] === enabled) return
     this.flags[kind] = enabled
     this.log.info({ push: this.flags.push, pop: this.flags.pop, source }, 'maintenance')
-    if (kind === 'pop' && !enabled) this.releaseWaiters('resumed')
     for (const listener of this.listeners) listener(kind, enabled, source)
-  }
-
-  /** Parks a long-poll until pop-maintenance ends, its timeout passes, or shutdown. */
-  waitForPopResume(timeoutMs: number): Promise<PopResume> {
-    if (!this.flags.pop) return Promise.resolve('resumed')
-    if (this.closed) return Promise.resolve('shutdown')
-    return new Promise<PopResume>((resolve) => {
-      const done = (result: PopResume) => {
-        clearTimeout(timer)
-        this.resumeWaiters.delete(done)
-        resolve(result)
-      }
-      const timer = setTimeout(() => done('timeout'), timeoutMs)
-      this.resumeWaiters.add(done)
-    })
-  }
-
-  /** Answers parked long-polls (SIGTERM). */
-  shutdown(): void {
-    this.closed = true
-    this.releaseWaiters('shutdown')
-  }
-
-  private releaseWaiters(result: PopResume): void {
-    for (const waiter of [...this.resumeWaiters]) waiter(result)
   }
 }

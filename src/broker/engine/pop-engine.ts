@@ -1,17 +1,17 @@
 /**
  * The pop path (semantics.md section 4, http-api.md 4.2 and 5.2): resolves the queue and partition, runs
- * queen.pop_messages(), shapes the envelope, and parks long-polls in {@link PopWaiters} when nothing is
- * deliverable.
+ * queen.pop_messages(), and parks long-polls in {@link PopWaiters} when nothing is deliverable or
+ * pop-maintenance is on (semantics.md 11). It answers what it found ({@link PopOutcome}); the HTTP layer
+ * renders the envelope.
  */
 import type pg from 'pg'
 import { newUuidV7 } from '../ids.js'
 import { runQuery, runQueryRawJson } from '../db/pool.js'
-import { RawJson } from '../http/raw-json.js'
 import { describeDbFailure } from '../db/pg-errors.js'
 import { NAMESPACE_WAIT_PREFIX, type PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
-import { isKeyUnavailableError, keyUnavailableBody, type PopDecryption } from '../crypto/pop-decryption.js'
+import { isKeyUnavailableError, keyUnavailableError, type PopDecryption } from '../crypto/pop-decryption.js'
 
 /** A validated pop request. */
 export interface PopRequest {
@@ -38,16 +38,38 @@ interface PopTarget {
   partitionId: string | null
 }
 
-/** The answer of a pop: a body, plus the lease to release if it cannot be delivered. */
-export interface PopAnswer {
-  body: Record<string, unknown>
-  /** Set when messages were leased (not auto-acked). */
-  leaseId?: string
-  /** Time the pop spent parked (excluded from request latency). */
-  parkedMs?: number
+/** What a pop found. `parkedMs` is the time it spent parked (excluded from request latency). */
+export type PopOutcome = (
+  | {
+      kind: 'messages'
+      messages: PoppedMessage[]
+      queue: string
+      partition: string | null
+      partitionId: string | null
+      /** The lease on the wire: '' for an autoAck pop. */
+      leaseId: string
+      group: string
+      partitionsClaimed: number
+      /** The lease to release when the answer cannot be delivered; absent for an autoAck pop. */
+      heldLease?: string
+    }
+  /** Nothing deliverable by the deadline (or at once, without wait). */
+  | { kind: 'empty' }
+  /** Pop-maintenance is on. */
+  | { kind: 'paused' }
+  /** The window buffer holds the partition's messages back. */
+  | { kind: 'windowBuffer'; partition: string | null; partitionId: string | null }
+  /** No messages, with the reason (no_available_partition, partition_not_found, lease_held, a failure). */
+  | { kind: 'refused'; error: string }
+) & { parkedMs?: number }
+
+/** What pops read of the maintenance flags. */
+export interface PopMaintenance {
+  readonly pop: boolean
 }
 
-interface PopRow {
+/** One row of the pop statement. */
+export interface PopRow {
   kind: 'message' | 'lease_held' | 'window_buffer' | 'more'
   partition_id: string | null
   partition_name: string | null
@@ -63,10 +85,13 @@ interface PopRow {
   queue?: string
 }
 
+/** A delivered message row; `payload` is its JSON text. */
+export type PoppedMessage = PopRow & { queue: string }
+
 type Attempt =
-  | { kind: 'messages'; answer: PopAnswer; more: boolean }
-  | { kind: 'final'; answer: PopAnswer }
-  | { kind: 'nothing'; answer: PopAnswer }
+  | { kind: 'messages'; outcome: PopOutcome; more: boolean }
+  | { kind: 'final'; outcome: PopOutcome }
+  | { kind: 'nothing'; outcome: PopOutcome }
 
 /** Runs pops and long-polls. */
 export class PopEngine {
@@ -75,18 +100,21 @@ export class PopEngine {
   private readonly waiters: PopWaiters
   private readonly events: BrokerEvents
   private readonly decryption: PopDecryption | undefined
+  private readonly maintenance: PopMaintenance
 
   constructor(
     pool: pg.Pool,
     registry: QueueRegistry,
     waiters: PopWaiters,
     events: BrokerEvents,
+    maintenance: PopMaintenance,
     decryption?: PopDecryption,
   ) {
     this.pool = pool
     this.registry = registry
     this.waiters = waiters
     this.events = events
+    this.maintenance = maintenance
     this.decryption = decryption
   }
 
@@ -95,41 +123,45 @@ export class PopEngine {
    * when the client disconnected: a parked pop then leaves the line at once, so the next message goes to
    * a live waiter instead of a dead socket.
    */
-  async pop(request: PopRequest, gone?: AbortSignal): Promise<PopAnswer> {
+  async pop(request: PopRequest, gone?: AbortSignal): Promise<PopOutcome> {
     const leaseId = newUuidV7()
-    if (!request.wait || request.timeoutMs === 0) return (await this.attempt(request, leaseId)).answer
+    const paused = () => this.maintenance.pop
+    if (paused() && !request.wait) return { kind: 'paused' }
+    if (!request.wait || request.timeoutMs === 0) return (await this.attempt(request, leaseId)).outcome
     const key = {
       tenant: request.tenant,
       queue: waitQueueKey(request),
       partition: request.partition,
       group: request.group,
     }
-    if (!this.waiters.queueBehindWaiters(key)) {
+    if (!paused() && !this.waiters.queueBehindWaiters(key)) {
       const first = await this.attempt(request, leaseId)
-      if (first.kind !== 'nothing') return first.answer
+      if (first.kind !== 'nothing') return first.outcome
     }
 
     const parkedAt = Date.now()
-    const parked = (answer: PopAnswer): PopAnswer => ({ ...answer, parkedMs: Date.now() - parkedAt })
-    if (gone?.aborted) return parked({ body: deadlineEnvelope(request) })
-    return new Promise<PopAnswer>((settle) => {
-      let cancel: (() => void) | undefined
-      const leave = () => cancel?.()
-      const resolve = (answer: PopAnswer) => {
+    const parked = (outcome: PopOutcome): PopOutcome => ({ ...outcome, parkedMs: Date.now() - parkedAt })
+    // Parked through pop-maintenance, it answers 204 if that is still on at the end (semantics.md 11).
+    const ended = (): PopOutcome => parked(paused() ? { kind: 'paused' } : { kind: 'empty' })
+    if (gone?.aborted) return ended()
+    return new Promise<PopOutcome>((settle) => {
+      // Called on abort only, once park() has returned.
+      const leave = () => cancel()
+      const resolve = (outcome: PopOutcome) => {
         gone?.removeEventListener('abort', leave)
-        settle(answer)
+        settle(outcome)
       }
-      const deadline = Date.now() + request.timeoutMs
-      cancel = this.waiters.park(key, {
-        deadline,
+      const cancel = this.waiters.park(key, {
+        deadline: Date.now() + request.timeoutMs,
         attempt: async () => {
+          if (paused()) return 'empty'
           const next = await this.attempt(request, leaseId)
           if (next.kind === 'nothing') return 'empty'
-          resolve(parked(next.answer))
+          resolve(parked(next.outcome))
           if (next.kind !== 'messages') return 'failed'
           return next.more ? 'more' : 'delivered'
         },
-        end: () => resolve(parked({ body: deadlineEnvelope(request) })),
+        end: () => resolve(ended()),
       })
       gone?.addEventListener('abort', leave, { once: true })
     })
@@ -151,17 +183,17 @@ export class PopEngine {
       return rows.map((row) => ({ queueId: row.id, queue: row.name, partitionId: null }))
     }
     const queue = await this.registry.get(request.tenant, request.queue)
-    if (!queue) return { kind: 'nothing', answer: { body: noPartition() } }
+    if (!queue) return { kind: 'nothing', outcome: NO_PARTITION }
     if (request.partition === null) return [{ queueId: queue.id, queue: queue.name, partitionId: null }]
     const found = await runQuery<{ id: string }>(this.pool, 'partitionGet', [queue.id, request.partition])
     if (!found[0]) {
-      return { kind: 'nothing', answer: { body: { success: false, error: 'partition_not_found', messages: [] } } }
+      return { kind: 'nothing', outcome: { kind: 'refused', error: 'partition_not_found' } }
     }
     return [{ queueId: queue.id, queue: queue.name, partitionId: found[0].id }]
   }
 
   private async attempt(request: PopRequest, leaseId: string): Promise<Attempt> {
-    let rows: (PopRow & { queue: string })[] = []
+    let rows: PoppedMessage[] = []
     let more = false
     // A queue whose encrypted payloads this broker cannot decrypt: its pop statement failed and left nothing.
     let keyUnavailable: string | undefined
@@ -200,7 +232,7 @@ export class PopEngine {
         }
         for (const row of messages) {
           row.queue = target.queue
-          rows.push(row as PopRow & { queue: string })
+          rows.push(row as PoppedMessage)
         }
         batch -= messages.length
         partitions -= new Set(messages.map((row) => row.partition_id)).size
@@ -211,62 +243,44 @@ export class PopEngine {
         const opened = await this.decryption.open(request.tenant, request.group, rows)
         if ('keyUnavailable' in opened) {
           if (!request.autoAck) await this.releaseLease(leaseId)
-          return { kind: 'final', answer: { body: keyUnavailableBody(opened.keyUnavailable) } }
+          return { kind: 'final', outcome: { kind: 'refused', error: keyUnavailableError(opened.keyUnavailable) } }
         }
         rows = opened.rows
       }
     } catch (error) {
       // Data-plane rule: a database failure is a 200 with success:false, never a 5xx (http-api.md 2.6).
-      return { kind: 'final', answer: { body: { success: false, error: describeDbFailure(error), messages: [] } } }
+      return { kind: 'final', outcome: { kind: 'refused', error: describeDbFailure(error) } }
     }
 
     const first = rows[0]
     if (!first && keyUnavailable !== undefined) {
-      return { kind: 'final', answer: { body: keyUnavailableBody(keyUnavailable) } }
+      return { kind: 'final', outcome: { kind: 'refused', error: keyUnavailableError(keyUnavailable) } }
     }
-    if (!first) {
-      return {
-        kind: 'nothing',
-        answer: { body: request.partition === null ? noPartition() : deadlineEnvelope(request) },
-      }
-    }
-    if (first.kind === 'lease_held') {
-      return { kind: 'nothing', answer: { body: { success: false, error: 'lease_held', messages: [] } } }
-    }
+    if (!first) return { kind: 'nothing', outcome: request.partition === null ? NO_PARTITION : { kind: 'empty' } }
+    if (first.kind === 'lease_held') return { kind: 'nothing', outcome: { kind: 'refused', error: 'lease_held' } }
     if (first.kind === 'window_buffer') {
       return {
         kind: 'nothing',
-        answer: {
-          body: {
-            success: true,
-            queue: request.queue,
-            partition: first.partition_name,
-            partitionId: first.partition_id,
-            leaseId: '',
-            consumerGroup: request.group,
-            messages: [],
-            windowBufferActive: true,
-          },
-        },
+        outcome: { kind: 'windowBuffer', partition: first.partition_name, partitionId: first.partition_id },
       }
     }
 
-    const wireLease = request.autoAck ? '' : leaseId
     this.reportDelivered(request.tenant, rows)
-    const body = {
-      success: true,
+    const outcome: PopOutcome = {
+      kind: 'messages',
+      messages: rows,
       queue: first.queue,
       partition: first.partition_name,
       partitionId: first.partition_id,
-      leaseId: wireLease,
-      consumerGroup: request.group,
-      messages: new RawJson(messagesJson(rows, wireLease, request.group)),
+      leaseId: request.autoAck ? '' : leaseId,
+      group: request.group,
       partitionsClaimed: new Set(rows.map((row) => row.partition_id)).size,
+      ...(request.autoAck ? {} : { heldLease: leaseId }),
     }
-    return { kind: 'messages', answer: request.autoAck ? { body } : { body, leaseId }, more }
+    return { kind: 'messages', outcome, more }
   }
 
-  private reportDelivered(tenant: string, rows: (PopRow & { queue: string })[]): void {
+  private reportDelivered(tenant: string, rows: PoppedMessage[]): void {
     const now = Date.now()
     const byQueue = new Map<string, number[]>()
     for (const row of rows) {
@@ -278,40 +292,6 @@ export class PopEngine {
   }
 }
 
-/**
- * `messages[]` of a pop answer (http-api.md 4.1) as JSON text, written directly: popped payloads arrive as
- * JSON text, and building an object per message only for JSON.stringify to walk it again was the largest
- * share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from
- * PostgreSQL in fixed formats that need no escaping; every other string goes through JSON.stringify.
- */
-function messagesJson(rows: (PopRow & { queue: string })[], leaseId: string, group: string): string {
-  const groupJson = JSON.stringify(group)
-  let queue: string | undefined
-  let queueJson = ''
-  let partition: string | null = null
-  let partitionJson = ''
-  const parts: string[] = []
-  for (const row of rows) {
-    if (row.queue !== queue) {
-      queue = row.queue
-      queueJson = JSON.stringify(queue)
-    }
-    if (row.partition_name !== partition) {
-      partition = row.partition_name
-      partitionJson = JSON.stringify(partition)
-    }
-    const data = typeof row.payload === 'string' ? row.payload : (JSON.stringify(row.payload) ?? 'null')
-    parts.push(
-      `{"id":"${row.message_id}","transactionId":${JSON.stringify(row.transaction_id)},` +
-        `"traceId":${row.trace_id === null ? 'null' : `"${row.trace_id}"`},"data":${data},` +
-        `"producerSub":${JSON.stringify(row.producer_sub)},"createdAt":"${row.created_at}",` +
-        `"partitionId":"${row.partition_id}","partition":${partitionJson},"leaseId":"${leaseId}",` +
-        `"consumerGroup":${groupJson},"queue":${queueJson},"retryCount":${row.retry_count ?? 0}}`,
-    )
-  }
-  return `[${parts.join(',')}]`
-}
-
 /** The waiter key's queue: the queue name, or a namespace/task filter (woken by any push of the tenant). */
 function waitQueueKey(request: PopRequest): string {
   return request.filter
@@ -319,18 +299,4 @@ function waitQueueKey(request: PopRequest): string {
     : request.queue
 }
 
-function noPartition(): Record<string, unknown> {
-  return { success: false, error: 'no_available_partition', messages: [] }
-}
-
-function deadlineEnvelope(request: PopRequest): Record<string, unknown> {
-  return {
-    success: true,
-    queue: request.queue,
-    partition: request.partition ?? '',
-    partitionId: null,
-    leaseId: null,
-    consumerGroup: request.group,
-    messages: [],
-  }
-}
+const NO_PARTITION: PopOutcome = { kind: 'refused', error: 'no_available_partition' }

@@ -185,6 +185,16 @@ export class PopWaiters {
     if (rechecked) this.onWakeup(source)
   }
 
+  /** Re-checks every parked pop (pop-maintenance ended). */
+  wakeAll(): void {
+    if (this.states.size === 0) return
+    for (const state of this.states.values()) {
+      state.emptyChecks = 0
+      void this.recheck(state)
+    }
+    this.onWakeup('local')
+  }
+
   /** Answers the parked pops of one queue without messages (the queue was deleted). */
   endQueue(tenant: string, queue: string): void {
     for (const state of [...this.states.values()]) {

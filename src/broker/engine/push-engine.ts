@@ -12,21 +12,13 @@ import { newUuidV7 } from '../ids.js'
 import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '../db/pg-errors.js'
-import type { PushItemInput } from '../http/validation/push-body.js'
+import type { PushItem } from './push-item.js'
 import type { PushEncryption } from '../crypto/push-encryption.js'
 import { MicroBatcher } from './micro-batcher.js'
 import { PushBatchParams } from './push-batch-params.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 import type { SpoolRecord } from '../spool/record-format.js'
-
-/** A push item ready for storage. */
-export interface PushItem extends PushItemInput {
-  /** JWT `sub` of the producer, or null without auth. */
-  producerSub: string | null
-  /** Set by the encryption step: `payload` is the ciphertext object of an encrypted queue (semantics.md 9). */
-  encrypted?: boolean
-}
 
 /** The outcome of one item, in request order. */
 export type PushOutcome =

@@ -11,7 +11,8 @@ import { SpoolUnavailableError, type Spool } from '../spool/spool.js'
 import type { PushEncryption } from '../crypto/push-encryption.js'
 import type { DbHealth } from './db-health.js'
 import type { MaintenanceFlags } from './maintenance.js'
-import type { PushEngine, PushItem, PushOutcome } from './push-engine.js'
+import type { PushEngine, PushOutcome } from './push-engine.js'
+import type { PushItem } from './push-item.js'
 import type { QueueRegistry } from './queue-registry.js'
 
 /** Facts about the request that the spool records keep. */

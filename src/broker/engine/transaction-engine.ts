@@ -10,7 +10,8 @@ import { inTransaction, runQuery } from '../db/pool.js'
 import { describeDbFailure } from '../db/pg-errors.js'
 import { retryOnConflict } from '../db/retry.js'
 import type { AckEngine, AckItem, AckListener } from './ack-engine.js'
-import type { PushEngine, PushItem, PushListener } from './push-engine.js'
+import type { PushEngine, PushListener } from './push-engine.js'
+import type { PushItem } from './push-item.js'
 
 /** What may refuse a transaction before it runs (semantics.md 7: transactions never overtake the spool). */
 export interface TransactionGuards {

@@ -18,7 +18,7 @@ import {
   PushEncryption,
   ReplayRefusedError,
 } from '../../../src/broker/crypto/push-encryption.js'
-import type { PushItem } from '../../../src/broker/engine/push-engine.js'
+import type { PushItem } from '../../../src/broker/engine/push-item.js'
 import type { QueueRecord, QueueRegistry } from '../../../src/broker/engine/queue-registry.js'
 import type { SpoolRecord } from '../../../src/broker/spool/record-format.js'
 

@@ -4,6 +4,7 @@ import type { Query } from '../validation/query.js'
 import { parsePopRequest } from '../validation/pop-query.js'
 import { tenantOf } from '../tenant.js'
 import { stringifyWithRaw } from '../raw-json.js'
+import { popEnvelope } from '../envelopes/pop-envelope.js'
 
 async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const broker = app.broker
@@ -13,28 +14,18 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
     request.query as Query,
     broker.config,
   )
-  // Pop-maintenance (semantics.md 11): answer 204 at once, or park a long-poll until it ends.
-  if (broker.maintenance.pop) {
-    if (!popRequest.wait) return reply.code(204).send()
-    const started = Date.now()
-    const resumed = await broker.maintenance.waitForPopResume(popRequest.timeoutMs)
-    const waited = Date.now() - started
-    if (resumed !== 'resumed') {
-      request.parkedMs = waited
-      return reply.code(204).send()
-    }
-    popRequest.timeoutMs = Math.max(0, popRequest.timeoutMs - waited)
-  }
   // The response's close before it finished is the client's disconnect (the request's own close fires
   // once its body is read).
   const gone = new AbortController()
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort()
   })
-  const answer = await broker.pop.pop(popRequest, gone.signal)
-  request.parkedMs = answer.parkedMs ?? 0
-  if (answer.leaseId !== undefined) {
-    const leaseId = answer.leaseId
+  const outcome = await broker.pop.pop(popRequest, gone.signal)
+  request.parkedMs = outcome.parkedMs ?? 0
+  const body = popEnvelope(popRequest, outcome)
+  if (body === undefined) return reply.code(204).send()
+  if (outcome.kind === 'messages' && outcome.heldLease !== undefined) {
+    const leaseId = outcome.heldLease
     // A client gone before its answer is written must not keep the lease (semantics.md 4.2).
     const release = () => {
       broker.pop.releaseLease(leaseId).catch((error: unknown) => broker.reportError(error, 'lease release'))
@@ -47,7 +38,7 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
       if (!reply.raw.writableFinished) release()
     })
   }
-  return reply.header('content-type', 'application/json; charset=utf-8').send(stringifyWithRaw(answer.body))
+  return reply.header('content-type', 'application/json; charset=utf-8').send(stringifyWithRaw(body))
 }
 
 export function registerPopRoutes(app: FastifyInstance): void {

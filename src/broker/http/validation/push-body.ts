@@ -9,17 +9,7 @@ import {
   checkTransactionId,
   DEFAULT_PARTITION,
 } from './rules.js'
-
-/** One validated push item; the transaction id is generated at ingress when the client sent none. */
-export interface PushItemInput {
-  queue: string
-  partition: string
-  payload: unknown
-  transactionId: string
-  /** True when the broker generated the transaction id (no earlier message can carry it). */
-  generatedTransactionId: boolean
-  traceId: string | null
-}
+import type { PushItemInput } from '../../engine/push-item.js'
 
 /** Validates one item; `field` is its path for error messages, e.g. `items[3]`. */
 export function parsePushItem(
