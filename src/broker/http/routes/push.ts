@@ -1,51 +1,8 @@
 /** POST /api/v1/push (http-api.md 5.1). */
 import type { FastifyInstance } from 'fastify'
-import type { PushOutcome } from '../../engine/push-engine.js'
+import { pushResultItem } from '../envelopes/push-result.js'
 import { tenantOf } from '../tenant.js'
 import { parsePushBody } from '../validation/push-body.js'
-
-/** The wire object of one push result (http-api.md 4.3), `index` 0-based within the request. */
-export function pushResultItem(outcome: PushOutcome, index: number): Record<string, unknown> {
-  switch (outcome.status) {
-    case 'queued':
-      return {
-        index,
-        transaction_id: outcome.transactionId,
-        status: 'queued',
-        message_id: outcome.messageId,
-        partition_id: outcome.partitionId,
-        trace_id: outcome.traceId,
-        queueName: outcome.queue,
-      }
-    case 'duplicate':
-      return {
-        index,
-        transaction_id: outcome.transactionId,
-        status: 'duplicate',
-        message_id: outcome.messageId,
-        partition_id: outcome.partitionId,
-        queueName: outcome.queue,
-      }
-    case 'buffered':
-      return {
-        index,
-        transaction_id: outcome.transactionId,
-        status: 'buffered',
-        queue: outcome.queue,
-        partition: outcome.partition,
-        transactionId: outcome.transactionId,
-        queueName: outcome.queue,
-      }
-    case 'failed':
-      return {
-        index,
-        transaction_id: outcome.transactionId,
-        status: 'failed',
-        error: outcome.error,
-        queueName: outcome.queue,
-      }
-  }
-}
 
 export function registerPushRoutes(app: FastifyInstance): void {
   app.post('/api/v1/push', async (request, reply) => {

@@ -9,7 +9,7 @@ import { StreamsEngine, type StreamCycleAnswer } from '../../engine/streams-engi
 import { BrokerError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
 import { parseStreamCycle, parseStreamRegistration, parseStreamStateQuery } from '../validation/streams-body.js'
-import { pushResultItem } from './push.js'
+import { pushResultItem } from '../envelopes/push-result.js'
 
 function cycleBody(queryId: string, partitionId: string, answer: StreamCycleAnswer): Record<string, unknown> {
   return {

@@ -1,0 +1,17 @@
+/** One ack result on the wire (http-api.md 5.4, 5.5). */
+import type { AckOutcome } from '../../engine/ack-engine.js'
+
+/** The wire object of one ack outcome, `index` 0-based within the request. */
+export function ackResultItem(outcome: AckOutcome, index: number): Record<string, unknown> {
+  return {
+    index,
+    transactionId: outcome.transactionId,
+    success: outcome.success,
+    error: outcome.error,
+    queueName: outcome.queueName,
+    partitionName: outcome.partitionName,
+    leaseReleased: outcome.leaseReleased,
+    dlq: outcome.dlq,
+    alreadyAcked: outcome.alreadyAcked,
+  }
+}
