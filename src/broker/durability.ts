@@ -5,7 +5,7 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import type { BrokerConfig } from './config.js'
+import type { BrokerConfig } from './config/broker-config.js'
 import { HintChannel, type Hint } from './db/hint-channel.js'
 import type { HealthProbe } from './db/health-probe.js'
 import { DbHealth } from './engine/db-health.js'

@@ -3,7 +3,7 @@
  * stops the boot naming its variable: accepted and ignored, it would let an operator believe a broker is
  * protected, isolated or meshed when it is not. Each rule goes when its subsystem lands.
  */
-import type { BrokerConfig } from './config.js'
+import type { BrokerConfig } from './config/broker-config.js'
 
 /** One line per setting the broker cannot honour; empty when it can honour them all. */
 export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy' | 'mesh'>): string[] {

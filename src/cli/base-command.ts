@@ -4,7 +4,7 @@
  * under `-o json`/`--json`), then exiting with the error's code (cli.md sections 4 and 5).
  */
 import { Command, Errors, Flags } from '@oclif/core'
-import { ConfigError } from '../broker/config.js'
+import { ConfigError } from '../broker/config/resolve.js'
 import { EXIT, UserError } from './errors.js'
 
 type CommandError = Error & { exitCode?: number; code?: string; oclif?: { exit?: number } }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Flags } from '@oclif/core'
-import { ConfigError, effectiveConfigLines, resolveBrokerConfig } from '../broker/config.js'
+import { ConfigError, resolveBrokerConfig } from '../broker/config/resolve.js'
+import { effectiveConfigLines } from '../broker/config/effective-lines.js'
 import { createLogger } from '../broker/observe/logger.js'
 import { BootError, startBroker } from '../broker/server.js'
 import { BROKER_VERSION } from '../broker/version.js'

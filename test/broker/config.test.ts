@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import {
   ConfigError,
-  effectiveConfigLines,
   encryptionKeyId,
   listVariables,
   parseEnvFile,
   resolveBrokerConfig,
   type ConfigInput,
-} from '../../src/broker/config.js'
+} from '../../src/broker/config/resolve.js'
+import { effectiveConfigLines } from '../../src/broker/config/effective-lines.js'
 import {
   IGNORED_VARIABLES,
   VARIABLES,
   isIgnoredVariable,
   type HostFacts,
   type VariableSpec,
-} from '../../src/broker/config-variables.js'
+} from '../../src/broker/config/variables.js'
 
 // A non-root Linux host, so defaults do not depend on who runs the tests.
 const HOST: HostFacts = { hostname: 'queen-0', homedir: '/home/alice', uid: 1000, platform: 'linux', tmpdir: '/tmp' }

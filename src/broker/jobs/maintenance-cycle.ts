@@ -6,7 +6,7 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import type { JobsConfig } from '../config.js'
+import type { JobsConfig } from '../config/broker-config.js'
 import { classifyPgError } from '../db/pg-errors.js'
 import { inTransaction, runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
-import { currentHostFacts } from '../../broker/config.js'
-import { defaultSpoolDir } from '../../broker/config-variables.js'
+import { currentHostFacts } from '../../broker/config/resolve.js'
+import { defaultSpoolDir } from '../../broker/config/variables.js'
 import { inspectSpool, isSpoolDirectory } from '../../broker/spool/spool-inspect.js'
 import { EXIT, UserError } from '../../cli/errors.js'
 import { OutputCommand } from '../../cli/output-command.js'

@@ -162,7 +162,7 @@ describe('POST /streams/v1/cycle', () => {
     const queryId = await registerQuery('q-cycle', 'sc-src', 'sc-sink')
     await pushMany(broker, 'sc-src', 'p1', 2)
     const popped = await pop(broker, 'sc-src', { batch: 2 })
-    const [first, second] = popped.messages
+    const [, second] = popped.messages
     const partitionId = popped.partitionId
     const request = {
       query_id: queryId,

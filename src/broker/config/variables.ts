@@ -1,6 +1,6 @@
 // The one table of the broker's environment variables (operations.md section 2, style.md 3.6).
 // Parsing, the frozen BrokerConfig, the effective-config block, `env list` and `env check` all derive
-// from it (see config.ts); a default is written here and nowhere else.
+// from it (see resolve.ts); a default is written here and nowhere else.
 import path from 'node:path'
 
 /**

@@ -1,0 +1,107 @@
+/** The effective-configuration block logged at boot and printed by `serve --print-config` (operations.md 4.1). */
+import type { BrokerConfig } from './broker-config.js'
+import { encryptionKeyId, redactSecret } from './resolve.js'
+
+/** Anything the effective-config block shows that the config cannot know. */
+export interface EffectiveConfigExtras {
+  /** Broker version (package.json). */
+  readonly version: string
+  /** Node.js version; default `process.version`. */
+  readonly nodeVersion?: string
+  /** Process id; default `process.pid`. */
+  readonly pid?: number
+  /** The spool directory actually in use, when known (after the fallback of operations.md 7.1). */
+  readonly spool?: { readonly dir: string; readonly fallback: boolean }
+}
+
+/** A field value written as is: markers like `<set:14 chars>` must not be quoted like operator text. */
+interface Marker {
+  readonly marker: string
+}
+type FieldValue = string | number | boolean | undefined | Marker
+
+const secretMarker = (value: string | undefined): Marker => ({ marker: redactSecret(value) })
+
+// key=value pairs; an operator's text is JSON-quoted when it would break the pairs apart.
+function fields(pairs: Record<string, FieldValue>): string {
+  return Object.entries(pairs)
+    .map(([key, value]) => {
+      if (value === undefined) return `${key}=<unset>`
+      if (typeof value === 'object') return `${key}=${value.marker}`
+      const text = String(value)
+      return `${key}=${text === '' || /[\s"=]/.test(text) ? JSON.stringify(text) : text}`
+    })
+    .join(' ')
+}
+
+/** The `config: <area> ...` lines of operations.md 4.1, secrets redacted. */
+export function effectiveConfigLines(config: BrokerConfig, extras: EffectiveConfigExtras): string[] {
+  const { pg, spool, mesh, auth } = config
+  const line = (area: string, pairs: Record<string, FieldValue>) => `config: ${area.padEnd(9)} ${fields(pairs)}`
+  const where =
+    pg.host === undefined
+      ? { mode: 'embedded', dir: config.dataDir, port: config.embeddedPgPort === 0 ? 'auto' : config.embeddedPgPort }
+      : {
+          mode: 'external',
+          host: pg.host,
+          port: pg.port,
+          database: pg.database,
+          user: pg.user,
+          password: secretMarker(pg.password),
+          ssl: !pg.useSsl ? 'off' : pg.sslRejectUnauthorized ? 'verify' : 'no-verify',
+          ca: pg.sslCa,
+        }
+  const key = config.encryptionKey
+  return [
+    line('server', {
+      port: config.port,
+      host: config.host,
+      server_id: config.serverId,
+      version: extras.version,
+      node: extras.nodeVersion ?? process.version,
+      pid: extras.pid ?? process.pid,
+    }),
+    line('database', {
+      ...where,
+      pool: pg.poolSize,
+      statement_timeout_ms: pg.statementTimeoutMs,
+      lock_timeout_ms: pg.lockTimeoutMs,
+      apply_schema: config.applySchema,
+    }),
+    line('security', {
+      encryption_key: secretMarker(key),
+      ...(key === undefined ? {} : { key_id: encryptionKeyId(key) }),
+      tenancy_header: config.tenancy.header,
+      tenancy_claim: config.tenancy.claim,
+      test_hooks: config.testHooks ? 'on' : 'off',
+    }),
+    line('spool', {
+      dir: extras.spool?.dir ?? spool.dir,
+      fallback: extras.spool?.fallback ? 'yes' : 'no',
+      max_bytes: spool.maxBytes,
+      events_per_file: spool.eventsPerFile,
+      flush_ms: spool.flushMs,
+      replay_batch: spool.maxBatch,
+    }),
+    line('mesh', {
+      port: mesh.port,
+      peers: mesh.peers.length > 0 ? mesh.peers.join(',') : { marker: '<none>' },
+      secret: secretMarker(mesh.secret),
+      auth: mesh.secret === undefined ? 'off' : 'hmac',
+      allow_open: mesh.allowOpen,
+      heartbeat_ms: mesh.heartbeatMs,
+    }),
+    line('auth', {
+      enabled: auth.enabled,
+      algorithm: auth.algorithm,
+      secret: secretMarker(auth.secret),
+      public_key: secretMarker(auth.publicKey),
+      jwks_url: auth.jwksUrl,
+      issuer: auth.issuer,
+      audience: auth.audience,
+      clock_skew_s: auth.clockSkewSeconds,
+      require_exp: auth.requireExp,
+      skip_paths: auth.skipPaths.join(','),
+    }),
+  ]
+}
