@@ -6,52 +6,33 @@
  * analytics-postgres.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { runQuery } from '../../db/pool.js'
 import { bucketTimestamp } from '../../observe/time-buckets.js'
+import {
+  readParkedPops,
+  readQueueLag,
+  readQueueOps,
+  readRetentionHistory,
+  readSystemMetrics,
+  type RetentionKind,
+} from '../../store/analytics.js'
 import { tenantOf } from '../tenant.js'
 import { queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
 import { bucketMinutes, HOUR_MS, parseInterval, parseTimeRange, timeRangeBody } from '../validation/time-range.js'
 
-interface SystemRow {
-  bucket: Date
-  server_id: string
-  hostname: string
-  pid: number
-  cpu_user_percent: number
-  cpu_system_percent: number
-  rss_bytes: number
-  heap_used_bytes: number
-  event_loop_lag_p99_ms: number
-  pool_total: number
-  pool_idle: number
-  pool_waiting: number
-  requests: number
-  parked_pops: number
-}
-
-interface QueueOpsRow {
-  bucket: Date
-  queue_name: string
-  push: number
-  pop: number
-  ack: number
-  failed: number
-  dlq: number
-}
-
-/** The series window of a request: tenant, range, bucket width and the optional queue filter. */
+/** The series window of a request: the range, its bucket width and the store's window (tenant, optional queue). */
 function seriesWindow(request: FastifyRequest) {
   const query = request.query as Query
   const range = parseTimeRange(query, HOUR_MS)
   const minutes = bucketMinutes(range, parseInterval(query))
   const queue = queryValue(query, 'queue')
+  const tenant = tenantOf(request)
+  const checkedQueue = queue === undefined ? null : checkQueueName(queue, 'queue')
   return {
     query,
-    tenant: tenantOf(request),
     range,
     minutes,
-    queue: queue === undefined ? null : checkQueueName(queue, 'queue'),
+    window: { tenant, from: range.from, to: range.to, bucketMinutes: minutes, queue: checkedQueue },
   }
 }
 
@@ -63,20 +44,20 @@ const RETENTION_TOTAL_KEYS = {
   completed: 'completedRetention',
   eviction: 'eviction',
   partitions: 'partitions',
-} as const
+} as const satisfies Record<RetentionKind, string>
 
 export function registerAnalyticsRoutes(app: FastifyInstance): void {
   const systemMetrics = async (request: FastifyRequest) => {
     const { query, range, minutes } = seriesWindow(request)
     const hostname = queryValue(query, 'hostname')
     const workerId = queryValue(query, 'workerId')
-    const rows = await runQuery<SystemRow>(app.broker.pool, 'analyticsSystem', [
-      range.from,
-      range.to,
-      minutes,
-      hostname === undefined ? null : checkText(hostname, 'hostname', 255),
-      workerId === undefined ? null : checkText(workerId, 'workerId', 255),
-    ])
+    const rows = await readSystemMetrics(app.broker.pool, {
+      from: range.from,
+      to: range.to,
+      bucketMinutes: minutes,
+      hostname: hostname === undefined ? null : checkText(hostname, 'hostname', 255),
+      serverId: workerId === undefined ? null : checkText(workerId, 'workerId', 255),
+    })
     return {
       timeRange: timeRangeBody(range),
       bucketMinutes: minutes,
@@ -103,14 +84,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
   app.get('/api/v1/analytics/worker-metrics', systemMetrics)
 
   app.get('/api/v1/analytics/queue-lag', async (request) => {
-    const { tenant, range, minutes, queue } = seriesWindow(request)
-    const rows = await runQuery<{
-      bucket: Date
-      queue_name: string
-      pop_count: number
-      avg_lag_ms: number
-      max_lag_ms: number
-    }>(app.broker.pool, 'analyticsQueueLag', [tenant, range.from, range.to, minutes, queue])
+    const rows = await readQueueLag(app.broker.pool, seriesWindow(request).window)
     return rows.map((row) => ({
       queueName: row.queue_name,
       popCount: row.pop_count,
@@ -121,14 +95,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
   })
 
   app.get('/api/v1/analytics/queue-ops', async (request) => {
-    const { tenant, range, minutes, queue } = seriesWindow(request)
-    const rows = await runQuery<QueueOpsRow>(app.broker.pool, 'analyticsQueueOps', [
-      tenant,
-      range.from,
-      range.to,
-      minutes,
-      queue,
-    ])
+    const { range, minutes, window } = seriesWindow(request)
+    const rows = await readQueueOps(app.broker.pool, window)
     const totals = new Map<
       string,
       { queueName: string; push: number; pop: number; ack: number; failed: number; dlq: number }
@@ -167,12 +135,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
 
   // With `queue`, the pops parked on that queue per replica; without, every parked pop of each replica.
   app.get('/api/v1/analytics/queue-parked-replicas', async (request) => {
-    const { tenant, range, minutes, queue } = seriesWindow(request)
-    const rows = await runQuery<{ bucket: Date; server_id: string; parked_pops: number }>(
-      app.broker.pool,
-      'analyticsParked',
-      [tenant, range.from, range.to, minutes, queue],
-    )
+    const { range, minutes, window } = seriesWindow(request)
+    const rows = await readParkedPops(app.broker.pool, window)
     const replicas = new Map<string, { serverId: string; series: { bucketTime: string; parkedPops: number }[] }>()
     for (const row of rows) {
       const replica = replicas.get(row.server_id) ?? { serverId: row.server_id, series: [] }
@@ -183,12 +147,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
   })
 
   app.get('/api/v1/analytics/retention', async (request) => {
-    const { tenant, range, minutes, queue } = seriesWindow(request)
-    const rows = await runQuery<{ bucket: Date; kind: keyof typeof RETENTION_TOTAL_KEYS; deleted: number }>(
-      app.broker.pool,
-      'analyticsRetention',
-      [tenant, range.from, range.to, minutes, queue],
-    )
+    const { range, minutes, window } = seriesWindow(request)
+    const rows = await readRetentionHistory(app.broker.pool, window)
     const totals = { retention: 0, completedRetention: 0, eviction: 0, partitions: 0 }
     for (const row of rows) totals[RETENTION_TOTAL_KEYS[row.kind]] += row.deleted
     return {

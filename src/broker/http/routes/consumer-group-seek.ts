@@ -6,18 +6,10 @@
  */
 import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { runQuery } from '../../db/pool.js'
-import { retryOnConflict } from '../../db/retry.js'
 import { BrokerError, validationError } from '../../errors.js'
+import { seekConsumerGroup, seekPartitionToEnd } from '../../store/consumer-group-seek.js'
 import { tenantOf } from '../tenant.js'
 import { asObject, checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
-
-interface SeekRow {
-  /** NULL when the queue does not exist. */
-  queue_id: string | null
-  partitions_updated: number
-  cursor_moved_to: number | null
-}
 
 interface SeekParams {
   group?: unknown
@@ -52,16 +44,13 @@ export function registerConsumerGroupSeekRoutes(app: FastifyInstance): void {
     const queue = checkQueueName(params.queue, 'queue')
     const target = parseSeekBody(request.body)
     const timestamp = target.toEnd ? null : target.timestamp
-    // Creating consumer rows can deadlock with a pop creating the same rows in another order; retry.
-    const [row] = await retryOnConflict(() =>
-      runQuery<SeekRow>(app.broker.pool, 'consumerGroupSeek', [
-        tenantOf(request),
-        queue,
-        group,
-        target.toEnd,
-        timestamp,
-      ]),
-    )
+    const row = await seekConsumerGroup(app.broker.pool, {
+      tenant: tenantOf(request),
+      queue,
+      group,
+      toEnd: target.toEnd,
+      timestamp,
+    })
     if (!row?.queue_id) throw new BrokerError('queueNotFound', 'Queue not found')
     wake(request, queue, null)
     return {
@@ -79,9 +68,7 @@ export function registerConsumerGroupSeekRoutes(app: FastifyInstance): void {
     const group = checkName(params.group, 'group')
     const queue = checkQueueName(params.queue, 'queue')
     const partition = checkName(params.partition, 'partition')
-    const [row] = await retryOnConflict(() =>
-      runQuery<SeekRow>(app.broker.pool, 'partitionSeek', [tenantOf(request), queue, group, partition]),
-    )
+    const row = await seekPartitionToEnd(app.broker.pool, { tenant: tenantOf(request), queue, group, partition })
     if (!row || row.partitions_updated === 0) throw new BrokerError('partitionNotFound', 'Partition not found')
     wake(request, queue, partition)
     return {

@@ -5,8 +5,15 @@
  */
 import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance } from 'fastify'
-import { executeQuery, runQuery } from '../../db/pool.js'
 import { validationError } from '../../errors.js'
+import {
+  deleteConsumerGroup,
+  describeConsumerGroup,
+  listConsumerGroups,
+  listLaggingPartitions,
+  rewriteSubscriptionStart,
+  type ConsumerGroupRow,
+} from '../../store/consumer-groups.js'
 import { tenantOf } from '../tenant.js'
 import { queryBoolean, queryInteger, type Query } from '../validation/query.js'
 import { asObject, checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
@@ -16,55 +23,20 @@ const LAGGING_AFTER_SECONDS = 300
 /** Default threshold of GET /consumer-groups/lagging. */
 const DEFAULT_MIN_LAG_SECONDS = 3600
 
-interface GroupListRow {
-  consumer_group: string
-  queue_name: string
-  members: number
-  partitions_with_lag: number
-  total_lag: number
-  max_time_lag: number
-  ever_consumed: boolean
-  subscription_mode: string | null
-  subscription_start: Date | null
-  subscription_created_at: Date | null
-}
-
-interface LaggingRow {
-  consumer_group: string
-  queue_name: string
-  partition_name: string
-  partition_id: string
-  offset_lag: number
-  time_lag_seconds: number
-  lag_hours: number
-  oldest_unsettled_at: Date
-  last_consumed_at: Date | null
-}
-
-interface DescribeRow {
-  queue_name: string
-  partition_name: string
-  last_consumed_at: Date | null
-  total_consumed: number
-  offset_lag: number
-  time_lag_seconds: number
-  lease_active: boolean
-}
-
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
 function groupParam(params: unknown): string {
   return checkName((params as { group?: unknown }).group, 'group')
 }
 
-function stateOf(row: GroupListRow): 'Lagging' | 'Stable' | 'Dead' {
+function stateOf(row: ConsumerGroupRow): 'Lagging' | 'Stable' | 'Dead' {
   if (row.max_time_lag > LAGGING_AFTER_SECONDS) return 'Lagging'
   return row.ever_consumed ? 'Stable' : 'Dead'
 }
 
 export function registerConsumerGroupRoutes(app: FastifyInstance): void {
   app.get('/api/v1/consumer-groups', async (request) => {
-    const rows = await runQuery<GroupListRow>(app.broker.pool, 'consumerGroupList', [tenantOf(request)])
+    const rows = await listConsumerGroups(app.broker.pool, { tenant: tenantOf(request) })
     return rows.map((row) => ({
       name: row.consumer_group,
       topics: [row.queue_name],
@@ -89,7 +61,7 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       { min: 0, max: 2_147_483_647 },
       DEFAULT_MIN_LAG_SECONDS,
     )
-    const rows = await runQuery<LaggingRow>(app.broker.pool, 'consumerGroupLagging', [tenantOf(request), minLagSeconds])
+    const rows = await listLaggingPartitions(app.broker.pool, { tenant: tenantOf(request), minLagSeconds })
     return rows.map((row) => ({
       consumer_group: row.consumer_group,
       queue_name: row.queue_name,
@@ -107,7 +79,7 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
 
   app.get('/api/v1/consumer-groups/:group', async (request) => {
     const group = groupParam(request.params)
-    const rows = await runQuery<DescribeRow>(app.broker.pool, 'consumerGroupDescribe', [tenantOf(request), group])
+    const rows = await describeConsumerGroup(app.broker.pool, { tenant: tenantOf(request), group })
     const queues = new Map<string, { partitions: object[] }>()
     for (const row of rows) {
       let entry = queues.get(row.queue_name)
@@ -132,15 +104,16 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
   app.delete('/api/v1/consumer-groups/:group', IGNORE_BODY, async (request) => {
     const group = groupParam(request.params)
     const deleteMetadata = queryBoolean(request.query as Query, 'deleteMetadata', true)
-    const [row] = await runQuery<{ deleted_partitions: number; deleted_subscriptions: number }>(
-      app.broker.pool,
-      'consumerGroupDelete',
-      [tenantOf(request), group, null, deleteMetadata],
-    )
+    const deletion = await deleteConsumerGroup(app.broker.pool, {
+      tenant: tenantOf(request),
+      group,
+      queue: null,
+      deleteMetadata,
+    })
     return {
       success: true,
       consumerGroup: group,
-      deletedPartitions: row?.deleted_partitions ?? 0,
+      deletedPartitions: deletion.deletedPartitions,
       metadataDeleted: deleteMetadata,
     }
   })
@@ -149,16 +122,17 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
     const group = groupParam(request.params)
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
     const deleteMetadata = queryBoolean(request.query as Query, 'deleteMetadata', true)
-    const [row] = await runQuery<{ deleted_partitions: number; deleted_subscriptions: number }>(
-      app.broker.pool,
-      'consumerGroupDelete',
-      [tenantOf(request), group, queue, deleteMetadata],
-    )
+    const deletion = await deleteConsumerGroup(app.broker.pool, {
+      tenant: tenantOf(request),
+      group,
+      queue,
+      deleteMetadata,
+    })
     return {
       success: true,
       consumerGroup: group,
       queueName: queue,
-      deletedPartitions: row?.deleted_partitions ?? 0,
+      deletedPartitions: deletion.deletedPartitions,
       metadataDeleted: deleteMetadata,
     }
   })
@@ -174,11 +148,11 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       throw validationError('Missing subscriptionTimestamp in request body')
     }
     const timestamp = checkTimestamp(body.subscriptionTimestamp, 'subscriptionTimestamp')
-    const rowsUpdated = await executeQuery(app.broker.pool, 'consumerGroupSubscription', [
-      tenantOf(request),
+    const rowsUpdated = await rewriteSubscriptionStart(app.broker.pool, {
+      tenant: tenantOf(request),
       group,
-      timestamp,
-    ])
+      start: timestamp,
+    })
     return { success: true, consumerGroup: group, newTimestamp: timestamp.toISOString(), rowsUpdated }
   })
 }

@@ -1,27 +1,10 @@
 /** GET /api/v1/dlq (http-api.md 7.6): filters and real pagination, with the total. */
 import type { FastifyInstance } from 'fastify'
-import { runQuery } from '../../db/pool.js'
+import { listDeadLetters } from '../../store/dlq.js'
 import { tenantOf } from '../tenant.js'
 import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
-
-interface DlqRow {
-  message_id: string
-  transaction_id: string
-  partition_id: string
-  queue_name: string
-  partition_name: string
-  consumer_group: string
-  error: string | null
-  failures: number
-  payload: unknown
-  is_encrypted: boolean
-  producer_sub: string | null
-  message_created_at: Date
-  failed_at: Date
-  total: number
-}
 
 export function registerDlqRoutes(app: FastifyInstance): void {
   app.get('/api/v1/dlq', async (request) => {
@@ -34,16 +17,16 @@ export function registerDlqRoutes(app: FastifyInstance): void {
     const limit = queryInteger(query, 'limit', { min: 1, max: 10_000 }, 100)
     const offset = queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0)
     const tenant = tenantOf(request)
-    const rows = await runQuery<DlqRow>(app.broker.pool, 'dlqList', [
+    const rows = await listDeadLetters(app.broker.pool, {
       tenant,
-      queue === undefined ? null : checkQueueName(queue, 'queue'),
-      group === undefined ? null : checkName(group, 'consumerGroup'),
-      partition === undefined ? null : checkName(partition, 'partition'),
-      from === undefined ? null : checkTimestamp(from, 'from'),
-      to === undefined ? null : checkTimestamp(to, 'to'),
+      queue: queue === undefined ? null : checkQueueName(queue, 'queue'),
+      group: group === undefined ? null : checkName(group, 'consumerGroup'),
+      partition: partition === undefined ? null : checkName(partition, 'partition'),
+      from: from === undefined ? null : checkTimestamp(from, 'from'),
+      to: to === undefined ? null : checkTimestamp(to, 'to'),
       limit,
       offset,
-    ])
+    })
     return {
       messages: rows.map((row) => {
         // `data` is decrypted (semantics.md 9.2); null with `dataError` when it cannot be.

@@ -1,8 +1,8 @@
 /** POST /api/v1/lease/:leaseId/extend (http-api.md 5.7). */
 import type { FastifyInstance } from 'fastify'
-import { runQuery } from '../../db/pool.js'
 import { describeDbFailure } from '../../db/pg-errors.js'
 import { validationError } from '../../errors.js'
+import { extendLease } from '../../store/leases.js'
 import { asObject, checkUuid } from '../validation/rules.js'
 
 const DEFAULT_EXTEND_SECONDS = 60
@@ -16,18 +16,14 @@ export function registerLeaseRoutes(app: FastifyInstance): void {
       throw validationError('seconds: must be an integer between 1 and 86400')
     }
     try {
-      const [row] = await runQuery<{ outcome: string; expires_at: Date | null }>(app.broker.pool, 'leaseExtend', [
-        leaseId,
-        seconds,
-      ])
-      const outcome = row?.outcome ?? 'not_found'
+      const { outcome, expiresAt } = await extendLease(app.broker.pool, { leaseId, seconds })
       return [
         {
           index: 0,
           leaseId,
           success: outcome === 'extended',
           error: outcome === 'extended' ? null : outcome === 'expired' ? 'Lease already expired' : 'Lease not found',
-          expiresAt: row?.expires_at ? row.expires_at.toISOString() : null,
+          expiresAt: expiresAt ? expiresAt.toISOString() : null,
         },
       ]
     } catch (error) {

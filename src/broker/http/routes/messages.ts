@@ -1,17 +1,25 @@
 /**
  * Messages: GET /api/v1/messages, GET and DELETE /api/v1/messages/:partitionId/:transactionId, and the DLQ
  * moves POST .../retry and POST .../dlq (http-api.md 7.1-7.5). The SQL lives in schema 007 and the
- * message-* statements; handlers validate, run one statement and render.
+ * message-* statements behind src/broker/store; handlers validate, call the store and render.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { newUuidV7 } from '../../ids.js'
 import { IGNORE_BODY } from '../body-parsing.js'
-import { inTransaction, runQuery } from '../../db/pool.js'
 import { BrokerError, validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
 import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
 import type { PayloadCipher } from '../../crypto/payload-cipher.js'
-import { resealRetriedCopy } from '../../crypto/retried-copy.js'
+import { retryDeadLetter } from '../../store/message-retry.js'
+import {
+  deleteMessage,
+  getMessage,
+  listMessages,
+  moveToDeadLetter,
+  type MessageDetailRow,
+  type MessageListFilter,
+  type MessageListRow,
+  type MessageStatus,
+} from '../../store/messages.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import {
   asObject,
@@ -26,8 +34,6 @@ import {
 } from '../validation/rules.js'
 
 /** Message statuses of http-api.md 7.1; `failed` is accepted as an alias of `dead_letter`. */
-type MessageStatus = 'pending' | 'processing' | 'completed' | 'dead_letter'
-
 const STATUS_FILTERS: Readonly<Record<string, MessageStatus>> = {
   pending: 'pending',
   processing: 'processing',
@@ -40,52 +46,6 @@ const STATUS_FILTERS: Readonly<Record<string, MessageStatus>> = {
 const DEFAULT_DLQ_ERROR = 'Moved to the dead-letter queue'
 /** Longest error text a DLQ move stores (queen.dead_letter keeps 4096 characters). */
 const MAX_ERROR_LENGTH = 4096
-
-interface ListRow {
-  has_queue_mode: boolean
-  bus_groups: number
-  id: string | null
-  transaction_id: string
-  partition_id: string
-  queue_name: string
-  partition_name: string
-  namespace: string
-  task: string
-  status: MessageStatus
-  queue_status: MessageStatus
-  consumed_by: number
-  total_groups: number
-  trace_id: string | null
-  producer_sub: string | null
-  priority: number
-  created_at: Date
-  lease_expires_at: Date | null
-}
-
-interface GetRow {
-  id: string
-  transaction_id: string
-  partition_id: string
-  queue_name: string
-  partition_name: string
-  namespace: string
-  task: string
-  status: MessageStatus
-  payload: unknown
-  is_encrypted: boolean
-  trace_id: string | null
-  producer_sub: string | null
-  created_at: Date
-  error_message: string | null
-  retry_count: number
-  lease_expires_at: Date | null
-  lease_time_seconds: number
-  retry_limit: number
-  retry_delay_ms: number
-  priority: number
-  has_queue_mode: boolean
-  consumer_groups: { name: string; consumed: boolean; leaseExpiresAt: string | null }[]
-}
 
 /** The `mode` object: how the queues in scope are consumed (queue mode, named groups, both or none). */
 function modeType(hasQueueMode: boolean, busGroups: number): 'queue' | 'bus' | 'hybrid' | 'none' {
@@ -109,7 +69,7 @@ function optionalGroup(value: unknown): string | null {
   return value === undefined || value === null ? null : checkName(value, 'consumerGroup')
 }
 
-function parseListQuery(request: FastifyRequest): unknown[] {
+function parseListQuery(request: FastifyRequest): MessageListFilter {
   const query = request.query as Query
   const queue = queryValue(query, 'queue')
   const partition = queryValue(query, 'partition')
@@ -127,22 +87,22 @@ function parseListQuery(request: FastifyRequest): unknown[] {
       throw validationError('status: must be one of pending, processing, completed, dead_letter, failed')
     }
   }
-  return [
-    tenantOf(request),
-    queue === undefined ? null : checkQueueName(queue, 'queue'),
-    partition === undefined ? null : checkName(partition, 'partition'),
-    namespace === undefined ? null : checkText(namespace, 'namespace', 255),
-    task === undefined ? null : checkText(task, 'task', 255),
-    statusFilter,
-    group === undefined ? QUEUE_MODE_GROUP : checkName(group, 'consumerGroup'),
-    from === undefined ? null : checkTimestamp(from, 'from'),
-    to === undefined ? null : checkTimestamp(to, 'to'),
-    queryInteger(query, 'limit', { min: 1, max: 1000 }, 200),
-    queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
-  ]
+  return {
+    tenant: tenantOf(request),
+    queue: queue === undefined ? null : checkQueueName(queue, 'queue'),
+    partition: partition === undefined ? null : checkName(partition, 'partition'),
+    namespace: namespace === undefined ? null : checkText(namespace, 'namespace', 255),
+    task: task === undefined ? null : checkText(task, 'task', 255),
+    status: statusFilter,
+    group: group === undefined ? QUEUE_MODE_GROUP : checkName(group, 'consumerGroup'),
+    from: from === undefined ? null : checkTimestamp(from, 'from'),
+    to: to === undefined ? null : checkTimestamp(to, 'to'),
+    limit: queryInteger(query, 'limit', { min: 1, max: 1000 }, 200),
+    offset: queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
+  }
 }
 
-function listItem(row: ListRow): Record<string, unknown> {
+function listItem(row: MessageListRow): Record<string, unknown> {
   return {
     id: row.id,
     transactionId: row.transaction_id,
@@ -163,7 +123,11 @@ function listItem(row: ListRow): Record<string, unknown> {
   }
 }
 
-function messageDetail(row: GetRow, tenant: string, cipher: PayloadCipher | undefined): Record<string, unknown> {
+function messageDetail(
+  row: MessageDetailRow,
+  tenant: string,
+  cipher: PayloadCipher | undefined,
+): Record<string, unknown> {
   const busGroups = row.consumer_groups.length
   const readable = readablePayload(cipher, row.payload, row.is_encrypted, rowIdentity(tenant, row))
   return {
@@ -206,7 +170,7 @@ function messageDetail(row: GetRow, tenant: string, cipher: PayloadCipher | unde
 
 export function registerMessageRoutes(app: FastifyInstance): void {
   app.get('/api/v1/messages', async (request) => {
-    const rows = await runQuery<ListRow>(app.broker.pool, 'messageList', parseListQuery(request))
+    const rows = await listMessages(app.broker.pool, parseListQuery(request))
     const first = rows[0]
     const hasQueueMode = first?.has_queue_mode ?? false
     const busGroups = first?.bus_groups ?? 0
@@ -222,11 +186,11 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     if (!isUuid(params.partitionId)) throw new BrokerError('messageNotFound', 'Message not found')
     const transactionId = checkTransactionId(params.transactionId, 'transactionId')
     const tenant = tenantOf(request)
-    const [row] = await runQuery<GetRow>(app.broker.pool, 'messageGet', [
+    const row = await getMessage(app.broker.pool, {
       tenant,
-      params.partitionId.toLowerCase(),
+      partitionId: params.partitionId.toLowerCase(),
       transactionId,
-    ])
+    })
     if (!row) throw new BrokerError('messageNotFound', 'Message not found')
     return messageDetail(row, tenant, app.broker.cipher)
   })
@@ -234,14 +198,10 @@ export function registerMessageRoutes(app: FastifyInstance): void {
   app.delete('/api/v1/messages/:partitionId/:transactionId', IGNORE_BODY, async (request) => {
     const { partitionId, transactionId } = messagePath(request)
     const tenant = tenantOf(request)
-    const [row] = await runQuery<{ deleted: boolean; queue_name: string | null; partition_name: string | null }>(
-      app.broker.pool,
-      'messageDelete',
-      [tenant, partitionId, transactionId],
-    )
-    const deleted = row?.deleted ?? false
+    const row = await deleteMessage(app.broker.pool, { tenant, partitionId, transactionId })
+    const deleted = row.deleted
     // Deleting the first open message can free the partition (a lease released, a retry delay gone).
-    if (deleted && row?.queue_name && row.partition_name) {
+    if (deleted && row.queue_name && row.partition_name) {
       app.broker.wake(tenant, row.queue_name, row.partition_name)
     }
     return {
@@ -256,35 +216,16 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     const { partitionId, transactionId } = messagePath(request)
     const group = optionalGroup(asObject(request.body).consumerGroup)
     const tenant = tenantOf(request)
-    const row = await inTransaction(app.broker.pool, async (client) => {
-      const [retried] = await runQuery<{
-        queue_name: string
-        partition_name: string
-        consumer_groups: string[]
-        new_transaction_id: string | null
-      }>(client, 'messageRetry', [tenant, partitionId, transactionId, group, newUuidV7(), newUuidV7()])
-      // A DLQ copy stored again under a new transaction id: an encrypted one is sealed again for it.
-      if (retried?.new_transaction_id) {
-        await resealRetriedCopy(client, app.broker.cipher, {
-          tenant,
-          partitionId,
-          queue: retried.queue_name,
-          partition: retried.partition_name,
-          transactionId,
-          newTransactionId: retried.new_transaction_id,
-        })
-      }
-      return retried
-    })
-    if (!row) throw new BrokerError('notFound', 'Message is not in the dead-letter queue')
-    app.broker.wake(tenant, row.queue_name, row.partition_name)
+    const retried = await retryDeadLetter(app.broker, { tenant, partitionId, transactionId, group })
+    if (!retried) throw new BrokerError('notFound', 'Message is not in the dead-letter queue')
+    app.broker.wake(tenant, retried.queue, retried.partition)
     return {
       success: true,
       partitionId,
       transactionId,
-      consumerGroups: row.consumer_groups,
-      requeued: row.consumer_groups.length,
-      ...(row.new_transaction_id === null ? {} : { newTransactionId: row.new_transaction_id }),
+      consumerGroups: retried.consumerGroups,
+      requeued: retried.consumerGroups.length,
+      ...(retried.newTransactionId === null ? {} : { newTransactionId: retried.newTransactionId }),
     }
   })
 
@@ -294,20 +235,14 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     const group = optionalGroup(body.consumerGroup) ?? QUEUE_MODE_GROUP
     const error = body.error === undefined || body.error === null ? DEFAULT_DLQ_ERROR : body.error
     const tenant = tenantOf(request)
-    const [row] = await runQuery<{
-      outcome: 'moved' | 'not_found' | 'already_settled'
-      queue_name: string | null
-      partition_name: string | null
-      lease_released: boolean
-    }>(app.broker.pool, 'messageDeadLetter', [
+    const row = await moveToDeadLetter(app.broker.pool, {
       tenant,
       partitionId,
       transactionId,
       group,
-      checkText(error, 'error', MAX_ERROR_LENGTH),
-    ])
-    switch (row?.outcome) {
-      case undefined:
+      error: checkText(error, 'error', MAX_ERROR_LENGTH),
+    })
+    switch (row.outcome) {
       case 'not_found':
         throw new BrokerError('messageNotFound', 'Message not found')
       case 'already_settled':

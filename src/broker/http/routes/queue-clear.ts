@@ -4,21 +4,16 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { IGNORE_BODY } from '../body-parsing.js'
-import { runQuery } from '../../db/pool.js'
 import { BrokerError } from '../../errors.js'
+import { clearQueueMessages } from '../../store/queues.js'
 import { tenantOf } from '../tenant.js'
 import { checkQueueName } from '../validation/rules.js'
 
 export function registerQueueClearRoutes(app: FastifyInstance): void {
   app.delete('/api/v1/queues/:queue/clear', IGNORE_BODY, async (request) => {
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
-    const [row] = await runQuery<{ deleted_messages: number | null }>(app.broker.pool, 'queueClear', [
-      tenantOf(request),
-      queue,
-    ])
-    const deletedMessages = row?.deleted_messages
-    if (deletedMessages === null || deletedMessages === undefined)
-      throw new BrokerError('queueNotFound', 'Queue not found')
+    const deletedMessages = await clearQueueMessages(app.broker.pool, { tenant: tenantOf(request), queue })
+    if (deletedMessages === null) throw new BrokerError('queueNotFound', 'Queue not found')
     // Parked pops need no answer: nothing became deliverable, and they keep waiting for the next push.
     return { success: true, queue, deletedMessages }
   })

@@ -4,39 +4,14 @@
  */
 import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance } from 'fastify'
-import { runQuery } from '../../db/pool.js'
 import { BrokerError } from '../../errors.js'
 import { queueOptionsOf } from '../../engine/queue-options.js'
+import { configureQueue, deleteQueue } from '../../store/queue-configuration.js'
+import { listQueuePartitions, listQueues } from '../../store/queues.js'
 import { tenantOf } from '../tenant.js'
 import { parseConfigureBody } from '../validation/configure-body.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkQueueName } from '../validation/rules.js'
-
-interface QueueListRow {
-  id: string
-  name: string
-  namespace: string
-  task: string
-  created_at: Date
-  partitions: number
-  total: number
-  pending: number
-  processing: number
-}
-
-interface PartitionRow {
-  id: string
-  name: string
-  created_at: Date
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  dead_letter: number
-  oldest_message: Date | null
-  newest_message: Date | null
-}
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
@@ -45,22 +20,20 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     const broker = app.broker
     const tenant = tenantOf(request)
     const configure = parseConfigureBody(request.body, broker.cipher !== undefined)
-    const [row] = await runQuery<{ queue_id: string; partition_id: string }>(broker.pool, 'queueConfigure', [
+    const configured = await configureQueue(broker, {
       tenant,
-      configure.queue,
-      configure.namespace,
-      configure.task,
-      JSON.stringify(configure.options),
-    ])
-    broker.registry.invalidate(tenant, configure.queue)
-    broker.hints?.publish({ type: 'CONFIG_INVALIDATE', tenant, queue: configure.queue })
+      queue: configure.queue,
+      namespace: configure.namespace,
+      task: configure.task,
+      options: configure.options,
+    })
     if (configure.ignored.length > 0) {
       request.log.info({ queue: configure.queue, ignored: configure.ignored }, 'configure: legacy options ignored')
     }
     return {
       configured: true,
-      queueId: row!.queue_id,
-      partitionId: row!.partition_id,
+      queueId: configured.queueId,
+      partitionId: configured.partitionId,
       queue: configure.queue,
       namespace: configure.namespace,
       task: configure.task,
@@ -73,23 +46,20 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     const broker = app.broker
     const tenant = tenantOf(request)
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
-    const [row] = await runQuery<{ existed: boolean }>(broker.pool, 'queueDelete', [tenant, queue])
-    broker.registry.invalidate(tenant, queue)
-    broker.hints?.publish({ type: 'CONFIG_INVALIDATE', tenant, queue })
-    broker.waiters.endQueue(tenant, queue)
-    return { deleted: true, queue, existed: row?.existed ?? false }
+    const existed = await deleteQueue(broker, { tenant, queue })
+    return { deleted: true, queue, existed }
   })
 
   app.get('/api/v1/resources/queues', async (request) => {
     const query = request.query as Query
-    const rows = await runQuery<QueueListRow>(app.broker.pool, 'queueList', [
-      tenantOf(request),
-      queryValue(query, 'search') ?? null,
-      queryValue(query, 'namespace') ?? null,
-      queryValue(query, 'task') ?? null,
-      queryInteger(query, 'limit', { min: 1, max: 10_000 }, 10_000),
-      queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
-    ])
+    const rows = await listQueues(app.broker.pool, {
+      tenant: tenantOf(request),
+      search: queryValue(query, 'search') ?? null,
+      namespace: queryValue(query, 'namespace') ?? null,
+      task: queryValue(query, 'task') ?? null,
+      limit: queryInteger(query, 'limit', { min: 1, max: 10_000 }, 10_000),
+      offset: queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
+    })
     return {
       queues: rows.map((row) => ({
         id: row.id,
@@ -108,7 +78,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     const name = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
     const queue = await broker.registry.load(tenantOf(request), name)
     if (!queue) throw new BrokerError('queueNotFound', 'Queue not found')
-    const rows = await runQuery<PartitionRow>(broker.pool, 'queuePartitions', [queue.id])
+    const rows = await listQueuePartitions(broker.pool, { queueId: queue.id })
     const totals = { total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 }
     const partitions = rows.map((row) => {
       const stats = {

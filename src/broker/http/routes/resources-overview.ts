@@ -5,38 +5,10 @@
  * When the snapshot job lands, these statements read it and `statsAge` becomes its age.
  */
 import type { FastifyInstance } from 'fastify'
-import { runQuery } from '../../db/pool.js'
+import { listNamespaces, listTasks, readOverview, type GroupedQueuesRow } from '../../store/overview.js'
 import { tenantOf } from '../tenant.js'
 
-interface GroupedRow {
-  queues: number
-  partitions: number
-  total: number
-  pending: number
-}
-
-interface OverviewRow {
-  queues: number
-  partitions: number
-  namespaces: number
-  tasks: number
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  dead_letter: number
-  time_avg: number
-  time_median: number
-  time_min: number
-  time_max: number
-  offset_avg: number
-  offset_median: number
-  offset_min: number
-  offset_max: number
-}
-
-function grouped(row: GroupedRow) {
+function grouped(row: GroupedQueuesRow) {
   return {
     queues: row.queues,
     partitions: row.partitions,
@@ -46,21 +18,17 @@ function grouped(row: GroupedRow) {
 
 export function registerResourceOverviewRoutes(app: FastifyInstance): void {
   app.get('/api/v1/resources/namespaces', async (request) => {
-    const rows = await runQuery<GroupedRow & { namespace: string }>(app.broker.pool, 'resourceNamespaces', [
-      tenantOf(request),
-    ])
+    const rows = await listNamespaces(app.broker.pool, { tenant: tenantOf(request) })
     return { namespaces: rows.map((row) => ({ namespace: row.namespace, ...grouped(row) })) }
   })
 
   app.get('/api/v1/resources/tasks', async (request) => {
-    const rows = await runQuery<GroupedRow & { task: string }>(app.broker.pool, 'resourceTasks', [tenantOf(request)])
+    const rows = await listTasks(app.broker.pool, { tenant: tenantOf(request) })
     return { tasks: rows.map((row) => ({ task: row.task, ...grouped(row) })) }
   })
 
   app.get('/api/v1/resources/overview', async (request) => {
-    const [row] = await runQuery<OverviewRow>(app.broker.pool, 'resourceOverview', [tenantOf(request)])
-    // The statement aggregates without GROUP BY, so it always answers exactly one row.
-    const o = row!
+    const o = await readOverview(app.broker.pool, { tenant: tenantOf(request) })
     return {
       queues: o.queues,
       partitions: o.partitions,

@@ -4,51 +4,13 @@
  * partitions, cursors and messages are read live.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { runQuery } from '../../db/pool.js'
 import type { QueueRecord } from '../../engine/queue-registry.js'
 import { BrokerError } from '../../errors.js'
+import { listPartitionStatus, listQueueMessageStatus, listQueueStatus } from '../../store/queue-status.js'
 import { tenantOf } from '../tenant.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
 import { HOUR_MS, parseTimeRange } from '../validation/time-range.js'
-
-interface QueueListRow {
-  id: string
-  name: string
-  namespace: string
-  task: string
-  created_at: Date
-  partitions: number
-  total: number
-  pending: number
-  processing: number
-}
-
-interface PartitionRow {
-  id: string
-  name: string
-  created_at: Date
-  last_activity_at: Date
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  dead_letter: number
-  oldest_message_at: Date | null
-  newest_message_at: Date | null
-  total_consumed: number
-  batches_consumed: number
-}
-
-interface MessageRow {
-  id: string
-  transaction_id: string
-  partition_id: string
-  partition_name: string
-  created_at: Date
-  status: string
-}
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
@@ -69,13 +31,13 @@ export function registerStatusQueueRoutes(app: FastifyInstance): void {
     const task = queryValue(query, 'task')
     const limit = queryInteger(query, 'limit', { min: 1, max: 10_000 }, 100)
     const offset = queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0)
-    const rows = await runQuery<QueueListRow>(app.broker.pool, 'statusQueueList', [
-      tenantOf(request),
-      namespace === undefined ? null : checkText(namespace, 'namespace', 255),
-      task === undefined ? null : checkText(task, 'task', 255),
+    const rows = await listQueueStatus(app.broker.pool, {
+      tenant: tenantOf(request),
+      namespace: namespace === undefined ? null : checkText(namespace, 'namespace', 255),
+      task: task === undefined ? null : checkText(task, 'task', 255),
       limit,
       offset,
-    ])
+    })
     return {
       queues: rows.map((row) => ({
         id: row.id,
@@ -93,7 +55,7 @@ export function registerStatusQueueRoutes(app: FastifyInstance): void {
   // The Go client adds includePartitions=true; partitions are always included.
   app.get('/api/v1/status/queues/:queue', async (request) => {
     const queue = await pathQueue(app, request)
-    const rows = await runQuery<PartitionRow>(app.broker.pool, 'statusQueuePartitions', [queue.id])
+    const rows = await listPartitionStatus(app.broker.pool, { queueId: queue.id })
     const totals = { total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 }
     const partitions = rows.map((row) => {
       const counters = {
@@ -145,7 +107,7 @@ export function registerStatusQueueRoutes(app: FastifyInstance): void {
     const limit = queryInteger(query, 'limit', { min: 1, max: 1000 }, 50)
     const offset = queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0)
     const queue = await pathQueue(app, request)
-    const rows = await runQuery<MessageRow>(app.broker.pool, 'statusQueueMessages', [queue.id, limit, offset])
+    const rows = await listQueueMessageStatus(app.broker.pool, { queueId: queue.id, limit, offset })
     return rows.map((row) => ({
       id: row.id,
       transactionId: row.transaction_id,

@@ -4,10 +4,9 @@
  * counters from the stats snapshot, with its age; requests and batching from this replica's counters.
  * The per-queue status routes are in status-queues.ts.
  */
-import type { FastifyInstance } from 'fastify'
-import type pg from 'pg'
-import { runQuery } from '../../db/pool.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { bucketTimestamp, namedIntervalFor } from '../../observe/time-buckets.js'
+import { readStatusOverview, readThroughput, type StatusFilter, type StatusWindow } from '../../store/status.js'
 import { tenantOf } from '../tenant.js'
 import { queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
@@ -20,104 +19,35 @@ import {
   type TimeRange,
 } from '../validation/time-range.js'
 
-interface ThroughputRow {
-  bucket: Date
-  push: number
-  pop: number
-  ack: number
-  failed: number
-  dlq: number
-  avg_lag_ms: number
-  max_lag_ms: number
-}
-
-interface TotalsRow {
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  dead_letter: number
-  refreshed_at: Date | null
-}
-
-interface QueueRow {
-  id: string
-  name: string
-  namespace: string
-  task: string
-  partitions: number
-  total_consumed: number
-}
-
-interface LeasesRow {
-  active: number
-  partitions_with_leases: number
-  total_batch_size: number
-  total_acked: number
-}
-
-interface WorkerRow {
-  server_id: string
-  hostname: string
-  pid: number
-  last_seen: Date
-  push: number
-  pop: number
-  ack: number
-}
-
-/** The queue/namespace/task filters shared by the status statements, as `$n` values. */
-export type StatusFilters = [queue: string | null, namespace: string | null, task: string | null]
-
 /** Reads the optional `queue`, `namespace` and `task` filters. */
-export function statusFilters(query: Query): StatusFilters {
+export function statusFilters(query: Query): StatusFilter {
   const queue = queryValue(query, 'queue')
   const namespace = queryValue(query, 'namespace')
   const task = queryValue(query, 'task')
-  return [
-    queue === undefined ? null : checkQueueName(queue, 'queue'),
-    namespace === undefined ? null : checkText(namespace, 'namespace', 255),
-    task === undefined ? null : checkText(task, 'task', 255),
-  ]
+  return {
+    queue: queue === undefined ? null : checkQueueName(queue, 'queue'),
+    namespace: namespace === undefined ? null : checkText(namespace, 'namespace', 255),
+    task: task === undefined ? null : checkText(task, 'task', 255),
+  }
+}
+
+/** The window and filters of a status read. */
+function statusWindow(request: FastifyRequest, range: TimeRange, minutes: number): StatusWindow {
+  const filter = statusFilters(request.query as Query)
+  return { tenant: tenantOf(request), from: range.from, to: range.to, bucketMinutes: minutes, ...filter }
 }
 
 const twoDecimals = (value: number) => Math.round(value * 100) / 100
 const ratio = (numerator: number, denominator: number) => (denominator > 0 ? twoDecimals(numerator / denominator) : 0)
 
-/** The throughput series: one point per bucket of the range, zeros where nothing happened. */
-async function throughput(
-  pool: pg.Pool,
-  tenant: string,
-  range: TimeRange,
-  minutes: number,
-  filters: StatusFilters,
-): Promise<ThroughputRow[]> {
-  return runQuery<ThroughputRow>(pool, 'statusThroughput', [tenant, range.from, range.to, minutes, ...filters])
-}
-
 export function registerStatusRoutes(app: FastifyInstance): void {
   app.get('/api/v1/status', async (request) => {
     const query = request.query as Query
     const broker = app.broker
-    const tenant = tenantOf(request)
     const range = parseTimeRange(query, HOUR_MS)
     const minutes = bucketMinutes(range, parseInterval(query))
-    const filters = statusFilters(query)
-    // One statement after the other: a dashboard poll should hold one pooled connection, not seven.
-    const points = await throughput(broker.pool, tenant, range, minutes, filters)
-    const [totals] = await runQuery<TotalsRow>(broker.pool, 'statusTotals', [tenant, ...filters])
-    const queues = await runQuery<QueueRow>(broker.pool, 'statusQueues', [tenant, ...filters])
-    const [leases] = await runQuery<LeasesRow>(broker.pool, 'statusLeases', [tenant, ...filters])
-    const [dlq] = await runQuery<{ total_messages: number; affected_partitions: number }>(broker.pool, 'statusDlq', [
-      tenant,
-      ...filters,
-    ])
-    const topErrors = await runQuery<{ error: string; count: number }>(broker.pool, 'statusDlqErrors', [
-      tenant,
-      ...filters,
-    ])
-    const workers = await runQuery<WorkerRow>(broker.pool, 'statusWorkers', [tenant, range.from, range.to])
+    const overview = await readStatusOverview(broker.pool, statusWindow(request, range, minutes))
+    const { throughput: points, totals, queues, leases, dlq, topErrors, workers } = overview
 
     const bucketSeconds = minutes * 60
     const rangeSeconds = Math.max(1, (range.to.getTime() - range.from.getTime()) / 1000)
@@ -199,7 +129,7 @@ export function registerStatusRoutes(app: FastifyInstance): void {
     const range = parseTimeRange(query, 24 * HOUR_MS)
     const interval = parseInterval(query) ?? namedIntervalFor(range.to.getTime() - range.from.getTime())
     const minutes = bucketMinutes(range, interval)
-    const points = await throughput(app.broker.pool, tenantOf(request), range, minutes, statusFilters(query))
+    const points = await readThroughput(app.broker.pool, statusWindow(request, range, minutes))
     return {
       dataPoints: points.map((point) => ({ timestamp: bucketTimestamp(point.bucket), messages: point.push })),
       interval,

@@ -3,11 +3,11 @@
  * answers keep the reference's snake_case keys.
  */
 import type { FastifyInstance } from 'fastify'
-import { runQuery } from '../../db/pool.js'
 import { describeDbFailure } from '../../db/pg-errors.js'
 import { validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
 import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
+import { listMessageTraces, listTraceNames, listTracesByName, recordTrace, type TraceRow } from '../../store/traces.js'
 import { queryInteger, type Query } from '../validation/query.js'
 import {
   asObject,
@@ -22,17 +22,6 @@ import {
 const MAX_TRACE_NAMES = 32
 /** Largest page of the trace listings. */
 const MAX_TRACE_PAGE = 1000
-
-/** A trace event as the 7.7 reads list it. */
-interface TraceRow {
-  id: string
-  event_type: string
-  data: unknown
-  consumer_group: string
-  worker_id: string | null
-  created_at: Date
-  trace_names: string[]
-}
 
 function traceItem(row: TraceRow): Record<string, unknown> {
   return {
@@ -86,17 +75,17 @@ export function registerTraceRoutes(app: FastifyInstance): void {
       body.workerId === undefined || body.workerId === null ? null : checkText(body.workerId, 'workerId', 255)
     const names = parseTraceNames(body.traceNames)
     try {
-      const [row] = await runQuery<{ id: string }>(app.broker.pool, 'traceRecord', [
+      const traceId = await recordTrace(app.broker.pool, {
         partitionId,
         transactionId,
         group,
         eventType,
-        JSON.stringify(body.data),
+        data: body.data,
         workerId,
         names,
-      ])
-      if (!row) return { success: false, error: 'Message not found' }
-      return { success: true, traceId: row.id }
+      })
+      if (traceId === undefined) return { success: false, error: 'Message not found' }
+      return { success: true, traceId }
     } catch (error) {
       request.log.error({ err: error }, 'trace failed')
       return { success: false, error: describeDbFailure(error) }
@@ -110,13 +99,7 @@ export function registerTraceRoutes(app: FastifyInstance): void {
 function registerTraceReadRoutes(app: FastifyInstance): void {
   app.get('/api/v1/traces/names', async (request) => {
     const page = tracePage(request.query as Query, 50)
-    const rows = await runQuery<{
-      trace_name: string
-      trace_count: number
-      message_count: number
-      last_seen: Date
-      total: number
-    }>(app.broker.pool, 'traceNames', [tenantOf(request), page.limit, page.offset])
+    const rows = await listTraceNames(app.broker.pool, { tenant: tenantOf(request), ...page })
     return {
       trace_names: rows.map((row) => ({
         trace_name: row.trace_name,
@@ -134,17 +117,7 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
     if (name.length === 0) throw validationError('traceName: must be 1-255 characters')
     const page = tracePage(request.query as Query, 100)
     const tenant = tenantOf(request)
-    const rows = await runQuery<
-      TraceRow & {
-        transaction_id: string
-        partition_id: string
-        queue_name: string
-        partition_name: string
-        message_payload: unknown
-        message_is_encrypted: boolean | null
-        total: number
-      }
-    >(app.broker.pool, 'traceListByName', [tenant, name, page.limit, page.offset])
+    const rows = await listTracesByName(app.broker.pool, { tenant, name, ...page })
     return {
       traces: rows.map((row) => {
         // `message_payload` is decrypted (semantics.md 9.2); null with `message_payload_error` when it cannot be.
@@ -179,11 +152,7 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
     const params = request.params as { partitionId?: unknown; transactionId?: unknown }
     const partitionId = checkUuid(params.partitionId, 'partitionId')
     const transactionId = checkTransactionId(params.transactionId, 'transactionId')
-    const rows = await runQuery<TraceRow>(app.broker.pool, 'traceListByMessage', [
-      tenantOf(request),
-      partitionId,
-      transactionId,
-    ])
+    const rows = await listMessageTraces(app.broker.pool, { tenant: tenantOf(request), partitionId, transactionId })
     return { traces: rows.map(traceItem) }
   })
 }
