@@ -1,10 +1,12 @@
 /**
- * Builds the broker's fastify app (never listens, so tests drive it with `inject` or a port-0 listener):
- * body parsing, request ids, error rendering, the not-found rule, and every route family.
+ * The broker's fastify app and its HTTP part: body parsing, request ids, error rendering, the not-found
+ * rule, and every route family. The other parts (src/broker/parts/) register before the HTTP part; the
+ * routes read them through `app.broker` at request time.
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
-import type { BrokerServices } from './services.js'
+import fp from 'fastify-plugin'
+import type { BrokerConfig } from './config/broker-config.js'
 import { BrokerError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
 import { registerAckRoutes } from './http/routes/ack.js'
@@ -30,16 +32,7 @@ import { registerStatusRoutes } from './http/routes/status.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
 
-/** Options of {@link buildApp}. */
-export interface BuildAppOptions {
-  /** The broker's pino logger; without one (tests) the app logs nothing. */
-  loggerInstance?: FastifyBaseLogger
-}
-
 declare module 'fastify' {
-  interface FastifyInstance {
-    broker: BrokerServices
-  }
   interface FastifyRequest {
     /** Time a long-poll spent parked; excluded from request latency metrics. */
     parkedMs: number
@@ -48,11 +41,11 @@ declare module 'fastify' {
 
 const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
 
-/** Builds the app around running broker services. */
-export async function buildApp(services: BrokerServices, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
-    bodyLimit: services.config.maxBodyBytes,
+/** The fastify instance of a broker (never listens by itself), logging through `log`. */
+export function createBrokerApp(config: Pick<BrokerConfig, 'maxBodyBytes'>, log: FastifyBaseLogger): FastifyInstance {
+  return Fastify({
+    loggerInstance: log,
+    bodyLimit: config.maxBodyBytes,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: () => randomUUID(),
@@ -63,7 +56,10 @@ export async function buildApp(services: BrokerServices, options: BuildAppOption
     // Names are up to 255 characters, each up to 12 bytes percent-encoded (a 4-byte UTF-8 character).
     routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false, maxParamLength: 4096 },
   })
-  app.decorate('broker', services)
+}
+
+function httpPart(app: FastifyInstance): Promise<void> {
+  const services = app.broker
   installBodyParsing(app)
 
   app.decorateRequest('parkedMs', 0)
@@ -140,6 +136,8 @@ export async function buildApp(services: BrokerServices, options: BuildAppOption
   registerAnalyticsRoutes(app)
   registerPostgresStatsRoute(app)
   registerMetricsRoutes(app)
-  await app.ready()
-  return app
+  return Promise.resolve()
 }
+
+/** The HTTP part: registered last, after the parts whose state the routes read. */
+export default fp(httpPart, { name: 'queen-http', dependencies: ['queen-engines'] })

@@ -21,43 +21,36 @@ import type { HintChannel } from './db/hint-channel.js'
 import { PayloadCipher } from './crypto/payload-cipher.js'
 import { PopDecryption } from './crypto/pop-decryption.js'
 import { PushEncryption } from './crypto/push-encryption.js'
+import type { BrokerConfig } from './config/broker-config.js'
+import { BROKER_VERSION } from './version.js'
 
-/** The configuration the request path reads (a view of BrokerConfig). */
-export interface ServicesConfig {
-  serverId: string
-  version: string
-  maxBodyBytes: number
-  maxBatchItems: number
-  maxPopBatch: number
-  defaultTimeoutMs: number
-  defaultBatchSize: number
-  /** 'all' | 'new' (new-only is normalised to new). */
-  defaultSubscriptionMode: 'all' | 'new'
-  stateRefreshMs: number
-  poolSize: number
-  /** QUEEN_ENCRYPTION_KEY (64 hex characters, validated at boot); absent = no encryption (semantics.md 9). */
-  encryptionKey?: string
-  popWait: { initialIntervalMs: number; backoffThreshold: number; backoffMultiplier: number; maxIntervalMs: number }
-  /** Push lanes (parallel batches over disjoint partitions); default 2. */
-  pushLanes?: number
-  /** QUEEN_TEST_HOOKS: enables the fault-injection route of the reliability tests; never in production. */
-  testHooks?: boolean
-  /** Stats snapshot refresh, ms (`STATS_INTERVAL_MS`); default 10000. */
-  statsIntervalMs?: number
-  /** Per-minute metrics write, s (`METRICS_AGGREGATE_INTERVAL_S`); default 60. */
-  metricsAggregateIntervalSeconds?: number
-  /** `rates`/`sizes` log blocks, ms; 0 = off (`QUEEN_LOG_STATS_INTERVAL_MS`); default 30000. */
-  logStatsIntervalMs?: number
-  /** Per-queue Prometheus series before `_other` (`QUEEN_METRICS_MAX_QUEUES`); default 1000. */
-  metricsMaxQueues?: number
-}
+/** The slice of the configuration the engines and routes read. */
+export type EngineConfig = Pick<
+  BrokerConfig,
+  | 'serverId'
+  | 'maxBodyBytes'
+  | 'maxBatchItems'
+  | 'maxPopBatch'
+  | 'defaultTimeoutMs'
+  | 'defaultBatchSize'
+  | 'defaultSubscriptionMode'
+  | 'encryptionKey'
+  | 'popWait'
+  | 'testHooks'
+  | 'pg'
+  | 'jobs'
+  | 'log'
+>
+
+/** Push batches in flight at once over disjoint partitions (bench/README.md: 2 lanes beat 1 and 4). */
+const PUSH_LANES = 2
 
 /** Lifecycle of the process as /health reports it. */
 export type BrokerPhase = 'starting' | 'ready' | 'draining'
 
 /** Everything the routes need. */
 export interface BrokerServices {
-  config: ServicesConfig
+  config: EngineConfig
   pool: pg.Pool
   registry: QueueRegistry
   waiters: PopWaiters
@@ -91,14 +84,14 @@ export interface BrokerServices {
 
 /** Wires the engines together around a pool. */
 export function createServices(
-  config: ServicesConfig,
+  config: EngineConfig,
   pool: pg.Pool,
   health: HealthProbe,
   reportError: BrokerServices['reportError'],
   options: { log?: Logger; spool?: Spool; dbHealth?: DbHealth; hints?: HintChannel } = {},
 ): BrokerServices {
   const log = options.log ?? pino({ enabled: false })
-  const registry = new QueueRegistry(pool, config.stateRefreshMs)
+  const registry = new QueueRegistry(pool, config.jobs.stateRefreshMs)
   const events = new BrokerEvents()
   const waiters = new PopWaiters(
     config.popWait,
@@ -112,14 +105,8 @@ export function createServices(
   }
   const wakeListener = { messagesStored: wake, leaseReleased: wake }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
-  const maxInFlight = Math.max(1, Math.floor(config.poolSize / 4))
-  // One batch in flight per push lane, never more than a quarter of the pool. Two lanes: measured with
-  // `npm run bench -- --quick` on 2 cores (two runs each), 2 lanes beat 4 in every push scenario (push-1
-  // 4,900-5,200 msg/s against 3,900-4,000; fan-out 21,000-23,100 deliveries/s against 18,600-19,700; e2e p50
-  // 4.4 ms against 6.2) because fewer, larger batches cost PostgreSQL less per message, and 1 lane lost
-  // push-100 and fan-out (nothing overlaps the broker's work with PostgreSQL's). With two or more lanes, small
-  // requests have one more lane of their own (PushEngine.submitByLane), so up to pushLanes + 1 batches run.
-  const pushLanes = Math.max(1, Math.min(config.pushLanes ?? 2, Math.floor(config.poolSize / 4)))
+  const maxInFlight = Math.max(1, Math.floor(config.pg.poolSize / 4))
+  const pushLanes = Math.max(1, Math.min(PUSH_LANES, maxInFlight))
   const cipher = config.encryptionKey === undefined ? undefined : new PayloadCipher(config.encryptionKey)
   const encryption = new PushEncryption(registry, cipher, () => events.emit('encryptionFailed', 'encrypt', 1))
   const push = new PushEngine(
@@ -150,13 +137,13 @@ export function createServices(
     events,
     waiters,
     serverId: config.serverId,
-    version: config.version,
+    version: BROKER_VERSION,
     startedAt: state.startedAt,
     checkDatabase: () => health.check(),
-    statsIntervalMs: config.statsIntervalMs,
-    metricsAggregateIntervalSeconds: config.metricsAggregateIntervalSeconds,
-    logStatsIntervalMs: config.logStatsIntervalMs,
-    metricsMaxQueues: config.metricsMaxQueues,
+    statsIntervalMs: config.jobs.statsIntervalMs,
+    metricsAggregateIntervalSeconds: config.jobs.metricsAggregateIntervalSeconds,
+    logStatsIntervalMs: config.log.statsIntervalMs,
+    metricsMaxQueues: config.log.metricsMaxQueues,
     log,
   }) // Spool and maintenance gauges read the live state at every scrape.
   observability.metrics.onCollect(() => {
@@ -178,7 +165,14 @@ export function createServices(
     waiters,
     push,
     ack,
-    pop: new PopEngine(pool, registry, waiters, events, maintenance, new PopDecryption(pool, cipher, events, reportError)),
+    pop: new PopEngine(
+      pool,
+      registry,
+      waiters,
+      events,
+      maintenance,
+      new PopDecryption(pool, cipher, events, reportError),
+    ),
     transactions: new TransactionEngine(pool, push, ack, wakeListener, {
       pushMaintenance: () => maintenance.push,
       partitionHasSpooled: (tenant, queue, partition) => ingest.partitionHasSpooled(tenant, queue, partition),

@@ -3,15 +3,13 @@
  * gets its own database cloned from the schema template unless one is passed in.
  */
 import type { FastifyInstance } from 'fastify'
-import pg from 'pg'
-import { buildApp } from '../../src/broker/app.js'
-import { HealthProbe } from '../../src/broker/db/health-probe.js'
-import { createServices, type BrokerServices, type ServicesConfig } from '../../src/broker/services.js'
-import { createLogger } from '../../src/broker/observe/logger.js'
-import { resolveBrokerConfig } from '../../src/broker/config/resolve.js'
-import { createDurability, openSpool } from '../../src/broker/durability.js'
 import { mkdtemp, rm } from 'node:fs/promises'
-import type { Logger } from 'pino'
+import pg from 'pg'
+import { buildBroker, closeBroker } from '../../src/broker/broker.js'
+import type { BrokerConfig } from '../../src/broker/config/broker-config.js'
+import { resolveBrokerConfig } from '../../src/broker/config/resolve.js'
+import { createLogger } from '../../src/broker/observe/logger.js'
+import type { BrokerServices } from '../../src/broker/services.js'
 import { createTestDatabase, databaseConnection, dropTestDatabase } from './database.js'
 import { trackResource } from './resources.js'
 
@@ -26,26 +24,34 @@ export interface TestBroker {
   close(options?: { keepDatabase?: boolean }): Promise<void>
 }
 
-/** Defaults of the request path for tests (production reads them from the environment). */
-export function testServicesConfig(overrides: Partial<ServicesConfig> = {}): ServicesConfig {
-  return {
-    serverId: 'test-broker',
-    version: '0.0.0-test',
-    maxBodyBytes: 32 * 1024 * 1024,
-    maxBatchItems: 10_000,
-    maxPopBatch: 10_000,
-    defaultTimeoutMs: 30_000,
-    defaultBatchSize: 1,
-    defaultSubscriptionMode: 'all',
-    stateRefreshMs: 5000,
-    poolSize: 10,
-    popWait: { initialIntervalMs: 100, backoffThreshold: 3, backoffMultiplier: 2, maxIntervalMs: 1000 },
-    statsIntervalMs: 10_000,
-    metricsAggregateIntervalSeconds: 60,
-    logStatsIntervalMs: 30_000,
-    metricsMaxQueues: 1000,
-    ...overrides,
+/** Settings of a test broker beyond the variable table's defaults (production reads them from the environment). */
+const TEST_ENV = { QUEEN_SERVER_ID: 'test-broker', DB_POOL_SIZE: '10' }
+
+type Overrides<T> = { [K in keyof T]?: T[K] extends object ? Overrides<T[K]> : T[K] }
+
+/**
+ * The configuration of a test broker: the variable table's defaults, TEST_ENV and `env`, parsed as
+ * production parses them; `overrides` then replace fields directly, for values no variable allows
+ * (intervals of a few ms).
+ */
+export function testBrokerConfig(
+  env: Record<string, string> = {},
+  overrides: Overrides<BrokerConfig> = {},
+): BrokerConfig {
+  const { config } = resolveBrokerConfig({ env: { ...TEST_ENV, ...env } })
+  return merge(config, overrides)
+}
+
+function merge<T>(base: T, overrides: Overrides<T>): T {
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
+  for (const [key, value] of Object.entries(overrides)) {
+    const current = out[key]
+    out[key] =
+      value !== null && typeof value === 'object' && !Array.isArray(value) && typeof current === 'object'
+        ? merge(current, value as Overrides<typeof current>)
+        : value
   }
+  return out as T
 }
 
 /** A pop-wait backoff whose re-check timer is a minute: only wake-ups answer a parked pop within a test. */
@@ -60,7 +66,8 @@ export const WAKE_ONLY_POP_WAIT = {
 export async function startTestBroker(
   options: {
     database?: string
-    config?: Partial<ServicesConfig>
+    /** Fields of the configuration to replace (see {@link testBrokerConfig}). */
+    config?: Overrides<BrokerConfig>
     label?: string
     /**
      * Run with the durability parts of a real broker (spool in a temp dir, database health, hint channel,
@@ -71,11 +78,11 @@ export async function startTestBroker(
 ): Promise<TestBroker> {
   const database = options.database ?? (await createTestDatabase(options.label ?? 'broker'))
   const connection = databaseConnection(database)
-  const config = testServicesConfig(options.config)
-  const pool = new pg.Pool({ ...connection, max: config.poolSize })
-  // The test database is dropped WITH (FORCE) at close: a connection cut then must not crash the run.
-  pool.on('error', () => undefined)
-  const health = new HealthProbe(connection)
+  const spoolDir = options.durable ? await mkdtemp('/tmp/queenctl-test-spool-') : undefined
+  const env = spoolDir
+    ? { FILE_BUFFER_DIR: spoolDir, FILE_BUFFER_FLUSH_MS: '50', QUEEN_STATE_REFRESH_MS: '1000', ...options.durable }
+    : {}
+  const config = testBrokerConfig(env, options.config)
   // Errors (5xx, background failures) reach the test output; TEST_LOG_LEVEL=debug shows more.
   const log = createLogger({
     level: process.env.TEST_LOG_LEVEL ?? 'error',
@@ -83,29 +90,7 @@ export async function startTestBroker(
     serverId: 'test',
     destination: process.stderr,
   })
-  const durable = options.durable ? await openTestDurability(options.durable, pool, health, connection, log) : undefined
-  const services = createServices(
-    config,
-    pool,
-    health,
-    (error) => {
-      throw error
-    },
-    {
-      log,
-      ...(durable
-        ? { spool: durable.spool, dbHealth: durable.durability.dbHealth, hints: durable.durability.hints }
-        : {}),
-    },
-  )
-  services.state.phase = 'ready'
-  if (durable) {
-    durable.durability.attach(services)
-    await services.maintenance.load()
-    await durable.durability.hints.start()
-    for (const job of durable.durability.jobs) job.start()
-  }
-  const app = await buildApp(services, { loggerInstance: log })
+  const app = await buildBroker(config, { log, connection, durability: spoolDir !== undefined, jobs: false })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
@@ -115,49 +100,17 @@ export async function startTestBroker(
   return {
     url: `http://127.0.0.1:${port}`,
     app,
-    services,
+    services: app.broker,
     db,
     database,
     async close(closeOptions = {}) {
-      services.waiters.shutdown()
-      await app.close()
-      if (durable) {
-        await Promise.all(durable.durability.jobs.map((job) => job.stop()))
-        await durable.durability.close()
-        await durable.spool.close()
-        await rm(durable.dir, { recursive: true, force: true })
-      }
-      // pool.end() resolves before the sockets close; dropping the database right after may kill a backend
-      // whose connection is still closing, which the pool would re-emit as an unhandled 'error'.
-      pool.on('error', () => undefined)
-      await pool.end()
-      await health.close()
+      await closeBroker(app, 30_000)
+      if (spoolDir) await rm(spoolDir, { recursive: true, force: true })
       await db.end()
       if (!closeOptions.keepDatabase && options.database === undefined) await dropTestDatabase(database)
       untrack()
     },
   }
-}
-
-async function openTestDurability(
-  env: Record<string, string>,
-  pool: pg.Pool,
-  probe: HealthProbe,
-  connection: pg.ClientConfig,
-  log: Logger,
-) {
-  const dir = await mkdtemp('/tmp/queenctl-test-spool-')
-  const { config } = resolveBrokerConfig({
-    env: { FILE_BUFFER_DIR: dir, FILE_BUFFER_FLUSH_MS: '50', QUEEN_STATE_REFRESH_MS: '1000', ...env },
-  })
-  const spool = await openSpool(config, log)
-  const durability = createDurability(
-    config,
-    { spool, pool, probe, listenConfig: connection, databaseUp: true },
-    () => true,
-    log,
-  )
-  return { dir, spool, durability }
 }
 
 /** JSON over real HTTP: returns status, headers and parsed body. */

@@ -45,7 +45,7 @@ export class HintChannel {
   readonly instance = randomUUID()
   private readonly config: pg.ClientConfig
   private readonly publisher: pg.Pool
-  private readonly handlers: HintHandlers
+  private handlers: HintHandlers = { onHint: () => undefined, onReconnect: () => undefined }
   private readonly log: Logger
   private listener: pg.Client | undefined
   private closed = false
@@ -56,15 +56,15 @@ export class HintChannel {
   /** Test hook: when true nothing is published (reliability.md: notify.disabled). */
   disabled = false
 
-  constructor(config: pg.ClientConfig, publisher: pg.Pool, handlers: HintHandlers, log: Logger) {
+  constructor(config: pg.ClientConfig, publisher: pg.Pool, log: Logger) {
     this.config = config
     this.publisher = publisher
-    this.handlers = handlers
     this.log = log.child({ component: 'hints' })
   }
 
-  /** Starts listening; reconnects by itself when the connection is lost. */
-  start(): Promise<void> {
+  /** Starts listening, delivering to `handlers`; reconnects by itself when the connection is lost. */
+  start(handlers: HintHandlers): Promise<void> {
+    this.handlers = handlers
     // Resolves once the first connection attempt is over (listening, or a retry scheduled); the broker does
     // not wait for it, tests that rely on the first cache flush being behind them do.
     return this.connect()

@@ -1,7 +1,7 @@
 /**
  * Everything that watches the broker, built in one place: the event collector (per-minute counters, rates
  * block, totals), the Prometheus registry, the stats snapshot copy, and the background jobs that keep them
- * in PostgreSQL and in the log. `createServices` builds one per broker; `server.ts` starts `jobs`.
+ * in PostgreSQL and in the log. `createServices` builds one per broker; the jobs part starts `jobs`.
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
@@ -15,18 +15,6 @@ import { BrokerMetrics } from './prometheus-metrics.js'
 import { StatsView } from './stats-view.js'
 import { SystemSampler } from './system-sampler.js'
 
-/** Intervals and caps, with the defaults of operations.md 2.6 and 2.11. */
-export const OBSERVABILITY_DEFAULTS = {
-  /** STATS_INTERVAL_MS. */
-  statsIntervalMs: 10_000,
-  /** METRICS_AGGREGATE_INTERVAL_S. */
-  metricsAggregateIntervalSeconds: 60,
-  /** QUEEN_LOG_STATS_INTERVAL_MS; 0 turns the rates/sizes blocks off. */
-  logStatsIntervalMs: 30_000,
-  /** QUEEN_METRICS_MAX_QUEUES. */
-  metricsMaxQueues: 1000,
-} as const
-
 /** Inputs of {@link createObservability}. */
 export interface ObservabilityOptions {
   pool: pg.Pool
@@ -38,14 +26,14 @@ export interface ObservabilityOptions {
   startedAt: number
   /** Readiness round trip (the health probe's dedicated connection) for `queen_db_healthy`. */
   checkDatabase: () => Promise<boolean>
-  /** Stats snapshot refresh, ms; default 10000. */
-  statsIntervalMs?: number
-  /** Per-minute metrics write, s; default 60. */
-  metricsAggregateIntervalSeconds?: number
-  /** `rates`/`sizes` blocks, ms; 0 = off; default 30000. */
-  logStatsIntervalMs?: number
-  /** Per-queue Prometheus series before folding into `_other`; default 1000. */
-  metricsMaxQueues?: number
+  /** Stats snapshot refresh, ms (`STATS_INTERVAL_MS`). */
+  statsIntervalMs: number
+  /** Per-minute metrics write, s (`METRICS_AGGREGATE_INTERVAL_S`). */
+  metricsAggregateIntervalSeconds: number
+  /** `rates`/`sizes` blocks, ms; 0 = off (`QUEEN_LOG_STATS_INTERVAL_MS`). */
+  logStatsIntervalMs: number
+  /** Per-queue Prometheus series before folding into `_other` (`QUEEN_METRICS_MAX_QUEUES`). */
+  metricsMaxQueues: number
   /** Add `tenant` next to every `queue` label (tenancy on); default false. */
   tenantLabels?: boolean
   /** The broker's root logger: jobs log through children, the rates/sizes lines through it directly. */
@@ -83,21 +71,13 @@ function checkInterval(name: string, value: number, allowZero: boolean): number 
 
 /** Builds the observability of one broker; throws on a bad interval (at boot, not at the first cycle). */
 export function createObservability(options: ObservabilityOptions): Observability {
-  const statsIntervalMs = checkInterval(
-    'statsIntervalMs',
-    options.statsIntervalMs ?? OBSERVABILITY_DEFAULTS.statsIntervalMs,
-    false,
-  )
+  const statsIntervalMs = checkInterval('statsIntervalMs', options.statsIntervalMs, false)
   const metricsSeconds = checkInterval(
     'metricsAggregateIntervalSeconds',
-    options.metricsAggregateIntervalSeconds ?? OBSERVABILITY_DEFAULTS.metricsAggregateIntervalSeconds,
+    options.metricsAggregateIntervalSeconds,
     false,
   )
-  const logStatsIntervalMs = checkInterval(
-    'logStatsIntervalMs',
-    options.logStatsIntervalMs ?? OBSERVABILITY_DEFAULTS.logStatsIntervalMs,
-    true,
-  )
+  const logStatsIntervalMs = checkInterval('logStatsIntervalMs', options.logStatsIntervalMs, true)
   const { pool, events, waiters, log } = options
   const stats = new StatsView()
   const collector = new MetricsCollector(events, options.startedAt)
@@ -105,7 +85,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     serverId: options.serverId,
     version: options.version,
     startedAt: options.startedAt,
-    maxQueues: options.metricsMaxQueues ?? OBSERVABILITY_DEFAULTS.metricsMaxQueues,
+    maxQueues: options.metricsMaxQueues,
     tenantLabels: options.tenantLabels ?? false,
     pool,
     waiters,

@@ -70,7 +70,7 @@ describe('GET /api/v1/analytics/system-metrics and /worker-metrics', () => {
   })
 
   it('measures event-loop delay while the metrics job runs', async () => {
-    const local = await startTestBroker({ label: 'analytics_loop', config: { metricsAggregateIntervalSeconds: 0.05 } })
+    const local = await startTestBroker({ label: 'analytics_loop', config: { jobs: { metricsAggregateIntervalSeconds: 0.05 } } })
     try {
       local.services.observability.metricsJob.start()
       // Block the event loop for a while so the monitor has something to see.

@@ -1,3 +1,4 @@
+import { BROKER_VERSION } from '../../../src/broker/version.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { parsePrometheusText } from '../../support/prometheus-text.js'
@@ -22,7 +23,7 @@ describe('GET /metrics/prometheus', () => {
     const { response, exposition } = await scrape(broker)
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
     expect(response.headers.get('cache-control')).toBe('no-cache')
-    expect(exposition.value('queen_build_info', { version: '0.0.0-test', server_id: 'test-broker' })).toBe(1)
+    expect(exposition.value('queen_build_info', { version: BROKER_VERSION, server_id: 'test-broker' })).toBe(1)
     expect(exposition.families.get('queen_build_info')?.samples[0]?.labels.node).toBe(process.version)
     expect(exposition.value('queen_uptime_seconds')).toBeGreaterThanOrEqual(0)
     expect(exposition.value('queen_db_healthy')).toBe(1)
@@ -119,7 +120,7 @@ describe('GET /metrics/prometheus', () => {
   })
 
   it('folds queues beyond QUEEN_METRICS_MAX_QUEUES into queue="_other"', async () => {
-    const capped = await startTestBroker({ label: 'metrics_capped', config: { metricsMaxQueues: 2 } })
+    const capped = await startTestBroker({ label: 'metrics_capped', config: { log: { metricsMaxQueues: 2 } } })
     try {
       await pushMany(capped, 'fold-a', 'Default', 1)
       await pushMany(capped, 'fold-b', 'Default', 2)

@@ -7,7 +7,7 @@ import { ackBatch, numbers, pop, pushMany, sleep } from '../../support/queen.js'
 
 let broker: TestBroker
 beforeAll(async () => {
-  broker = await startTestBroker({ label: 'races', config: { poolSize: 12 } })
+  broker = await startTestBroker({ label: 'races', config: { pg: { poolSize: 12 } } })
 })
 afterAll(async () => {
   await broker.close()

@@ -372,7 +372,7 @@ describe('GET /api/v1/status/analytics', () => {
 
 describe('the stats job', () => {
   it('runs on its interval once started, and the snapshot follows the data', async () => {
-    const local = await startTestBroker({ label: 'status_job', config: { statsIntervalMs: 50 } })
+    const local = await startTestBroker({ label: 'status_job', config: { jobs: { statsIntervalMs: 50 } } })
     try {
       const job = local.services.observability.statsJob
       await push(local, [{ queue: 'job-q', payload: 1 }])

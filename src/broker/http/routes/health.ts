@@ -1,5 +1,6 @@
 /** GET /health (readiness, database round trip) and GET /health/live (liveness, never the database). */
 import type { FastifyInstance } from 'fastify'
+import { BROKER_VERSION } from '../../version.js'
 
 export function registerHealthRoutes(app: FastifyInstance): void {
   app.get('/health/live', () => ({
@@ -11,7 +12,7 @@ export function registerHealthRoutes(app: FastifyInstance): void {
     const broker = app.broker
     const common = {
       server: 'queenctl',
-      version: broker.config.version,
+      version: BROKER_VERSION,
       server_id: broker.config.serverId,
       worker_id: 0,
       uptime_s: Math.floor((Date.now() - broker.state.startedAt) / 1000),

@@ -20,7 +20,7 @@ export function registerMetricsRoutes(app: FastifyInstance): void {
       requests: { total: collector.totals.requests, rate: twoDecimals(rates.requests) },
       messages: { total: collector.totals.messages, rate: twoDecimals(rates.messages) },
       database: {
-        poolSize: broker.config.poolSize,
+        poolSize: broker.config.pg.poolSize,
         idleConnections: broker.pool.idleCount,
         waitingRequests: broker.pool.waitingCount,
       },

@@ -1,7 +1,7 @@
 /** Query parameters of the pop routes (http-api.md 5.2). */
 import { validationError } from '../../errors.js'
 import type { PopRequest } from '../../engine/pop-engine.js'
-import type { ServicesConfig } from '../../services.js'
+import type { BrokerConfig } from '../../config/broker-config.js'
 import { queryBoolean, queryInteger, queryValue, type Query } from './query.js'
 import { checkName, checkQueueName, checkText, checkTimestamp, QUEUE_MODE_GROUP } from './rules.js'
 
@@ -10,7 +10,7 @@ export function parsePopRequest(
   tenant: string,
   params: { queue?: unknown; partition?: unknown },
   query: Query,
-  config: ServicesConfig,
+  config: Pick<BrokerConfig, 'defaultSubscriptionMode' | 'maxPopBatch' | 'defaultBatchSize' | 'defaultTimeoutMs'>,
 ): PopRequest {
   const namespaced = params.queue === undefined
   const queue = namespaced ? '' : checkQueueName(params.queue, 'queue')
@@ -28,7 +28,7 @@ export function parsePopRequest(
   const groupRaw = queryValue(query, 'consumerGroup')
   const group = groupRaw === undefined ? QUEUE_MODE_GROUP : checkName(groupRaw, 'consumerGroup')
 
-  let subscriptionMode: PopRequest['subscriptionMode'] = config.defaultSubscriptionMode
+  let subscriptionMode: PopRequest['subscriptionMode'] = config.defaultSubscriptionMode === 'all' ? 'all' : 'new'
   let subscriptionFrom: Date | null = null
   const mode = queryValue(query, 'subscriptionMode')
   // As the reference does and the clients rely on (their docs send `from_beginning`): `new`/`new-only`

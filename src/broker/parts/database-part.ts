@@ -1,0 +1,237 @@
+/**
+ * The database part: the PostgreSQL the broker runs on (embedded when PG_HOST is unset, or the one given
+ * to a test broker), the schema applied under its advisory lock (deferred and retried while PostgreSQL is
+ * unreachable), the request pool and the health probe. It decorates `app.database`; parts that must wait
+ * for the schema register with `whenSchemaReady`. Closing ends the pool, the probe and the embedded server.
+ */
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { readFileSync } from 'node:fs'
+import pg from 'pg'
+import type { Logger } from 'pino'
+import type { BrokerConfig } from '../config/broker-config.js'
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js'
+import { HealthProbe } from '../db/health-probe.js'
+import { classifyPgError } from '../db/pg-errors.js'
+import { clientConfig, createPool, type PoolSettings } from '../db/pool.js'
+import { applySchema, installedSchemaVersion, requiredSchemaVersion } from '../db/schema-apply.js'
+import { BootError } from './boot-error.js'
+
+/** The slice of the configuration this part reads. */
+export type DatabaseConfig = Pick<BrokerConfig, 'pg' | 'serverId' | 'dataDir' | 'embeddedPgPort' | 'applySchema'>
+
+/** Options of the database part. */
+export interface DatabasePartOptions {
+  config: DatabaseConfig
+  log: Logger
+  /** A database to use as it is, schema installed (test brokers); otherwise the configured server. */
+  connection?: pg.ClientConfig
+}
+
+/** What the database part gives the others. */
+export interface BrokerDatabase {
+  pool: pg.Pool
+  health: HealthProbe
+  /** Connection settings for dedicated connections (the hint channel's LISTEN). */
+  connection: pg.ClientConfig
+  /** Whether the schema is in place (false while a deferred apply retries). */
+  readonly schemaReady: boolean
+  /** Runs `start` once the schema is in place: now (awaited by the boot) or when a retry succeeds. */
+  whenSchemaReady(start: () => Promise<void> | void): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    database: BrokerDatabase
+  }
+}
+
+const SCHEMA_RETRY_MS = 1000
+
+function sslOption(config: DatabaseConfig): pg.ConnectionConfig['ssl'] {
+  if (!config.pg.useSsl) return undefined
+  return {
+    rejectUnauthorized: config.pg.sslRejectUnauthorized,
+    ...(config.pg.sslCa ? { ca: readFileSync(config.pg.sslCa, 'utf8') } : {}),
+  }
+}
+
+async function openServer(
+  config: DatabaseConfig,
+  log: Logger,
+): Promise<{ settings: PoolSettings; embedded?: EmbeddedPostgres }> {
+  const base = {
+    poolSize: config.pg.poolSize,
+    idleTimeoutMs: config.pg.idleTimeoutMs,
+    connectionTimeoutMs: config.pg.connectionTimeoutMs,
+    statementTimeoutMs: config.pg.statementTimeoutMs,
+    lockTimeoutMs: config.pg.lockTimeoutMs,
+    keepalivesIdleSeconds: config.pg.keepalivesIdleSeconds,
+    applicationName: `queenctl:${config.serverId}`,
+  }
+  if (config.pg.host) {
+    return {
+      settings: {
+        ...base,
+        host: config.pg.host,
+        port: config.pg.port,
+        user: config.pg.user,
+        password: config.pg.password,
+        database: config.pg.database,
+        ssl: sslOption(config),
+      },
+    }
+  }
+  const pgLog = log.child({ component: 'embedded-postgres' })
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    port: config.embeddedPgPort,
+    onLog: (line) => pgLog.debug(line),
+    onUnexpectedExit: (code, signal) => pgLog.error({ code, signal }, 'embedded postgres exited'),
+  })
+  log.info(
+    {
+      mode: 'embedded',
+      dir: config.dataDir,
+      port: embedded.connection.port,
+      version: embedded.version,
+      run_as: embedded.runAs,
+    },
+    'database',
+  )
+  return { settings: { ...base, ...embedded.connection }, embedded }
+}
+
+async function describeServer(settings: PoolSettings, log: Logger): Promise<void> {
+  const client = new pg.Client(clientConfig(settings))
+  try {
+    await client.connect()
+    const result = await client.query<{ version: string; max_connections: string }>(
+      "SELECT current_setting('server_version') AS version, current_setting('max_connections') AS max_connections",
+    )
+    const row = result.rows[0]
+    log.info(
+      {
+        mode: 'external',
+        host: settings.host,
+        port: settings.port,
+        version: row?.version,
+        max_connections: Number(row?.max_connections),
+      },
+      'database',
+    )
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** Applies (or checks) the schema once; throws on failure. */
+async function prepareSchema(config: DatabaseConfig, settings: PoolSettings, log: Logger): Promise<void> {
+  const client = new pg.Client({ ...clientConfig(settings), statement_timeout: 0, query_timeout: undefined })
+  await client.connect()
+  try {
+    if (!config.applySchema) {
+      const installed = await installedSchemaVersion(client)
+      const required = requiredSchemaVersion()
+      if (installed < required) {
+        throw new BootError(
+          `schema version ${installed} is installed but this build needs ${required}; run queenctl schema apply (QUEEN_APPLY_SCHEMA=0)`,
+          1,
+        )
+      }
+      log.info({ version: installed, reason: 'QUEEN_APPLY_SCHEMA=0' }, 'schema skipped')
+      return
+    }
+    const result = await applySchema(client)
+    const changed = result.files.filter((file) => file.status === 'applied').length
+    log.info(
+      {
+        version: result.version,
+        files: result.files.length,
+        changed,
+        lock_wait_ms: result.lockWaitMs,
+        duration_ms: result.durationMs,
+      },
+      changed > 0 ? 'schema applied' : 'schema up to date',
+    )
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+async function databasePart(app: FastifyInstance, options: DatabasePartOptions): Promise<void> {
+  const { config, log } = options
+  let settings: PoolSettings
+  let embedded: EmbeddedPostgres | undefined
+  let schemaReady = true
+  if (options.connection) {
+    settings = { ...(options.connection as PoolSettings), poolSize: config.pg.poolSize }
+  } else {
+    const opened = await openServer(config, log)
+    settings = opened.settings
+    embedded = opened.embedded
+    try {
+      if (!embedded) await describeServer(settings, log)
+      await prepareSchema(config, settings, log)
+    } catch (error) {
+      if (error instanceof BootError || classifyPgError(error) !== 'unavailable') {
+        await embedded?.stop()
+        throw error instanceof BootError
+          ? error
+          : new BootError(`schema apply failed: ${(error as Error).message}`, 2, { cause: error })
+      }
+      log.warn({ err: error }, 'schema deferred')
+      schemaReady = false
+    }
+  }
+
+  const pool = options.connection
+    ? new pg.Pool({ ...options.connection, max: config.pg.poolSize })
+    : createPool(settings)
+  pool.on('error', (error) => log.warn({ err: error }, 'database connection lost'))
+  const connection = options.connection ?? clientConfig(settings)
+  const health = new HealthProbe(connection)
+
+  const waiting: (() => Promise<void> | void)[] = []
+  let retry: NodeJS.Timeout | undefined
+  const becomeReady = async () => {
+    schemaReady = true
+    for (const start of waiting.splice(0)) await start()
+  }
+  if (!schemaReady) {
+    const again = () => {
+      prepareSchema(config, settings, log)
+        .then(becomeReady)
+        .catch((error: unknown) => {
+          if (error instanceof BootError) log.fatal({ err: error }, 'schema check failed')
+          retry = setTimeout(again, SCHEMA_RETRY_MS)
+        })
+    }
+    retry = setTimeout(again, SCHEMA_RETRY_MS)
+  }
+
+  app.decorate('database', {
+    pool,
+    health,
+    connection,
+    get schemaReady() {
+      return schemaReady
+    },
+    async whenSchemaReady(start: () => Promise<void> | void) {
+      if (schemaReady) await start()
+      else waiting.push(start)
+    },
+  } satisfies BrokerDatabase)
+
+  app.addHook('onClose', async () => {
+    if (retry) clearTimeout(retry)
+    // pool.end() resolves before the sockets close; a backend killed meanwhile must not crash the process.
+    pool.on('error', () => undefined)
+    await pool.end().catch(() => undefined)
+    await health.close().catch(() => undefined)
+    await embedded?.stop()
+  })
+}
+
+/** The database part as a plugin (decorations visible to the parts registered after it). */
+export default fp(databasePart, { name: 'queen-database' })

@@ -1,0 +1,99 @@
+/**
+ * The replay part (operations.md 7.4, 8 and 11.8): once the schema is ready it starts the hint channel
+ * (hints re-check parked pops, apply maintenance flags, drop cached queue options), re-reads the
+ * maintenance flags periodically, and replays the spool into PostgreSQL whenever the database is up and
+ * push-maintenance is off. Registered only with durability, after the engines.
+ */
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Logger } from 'pino'
+import type { BrokerConfig } from '../config/broker-config.js'
+import type { Hint } from '../db/hint-channel.js'
+import { BackgroundLoop } from '../jobs/background-loop.js'
+import { SpoolReplayer } from '../spool/spool-replayer.js'
+
+type ReplayConfig = Pick<BrokerConfig, 'spool' | 'jobs'>
+
+async function replayPart(app: FastifyInstance, { config, log }: { config: ReplayConfig; log: Logger }) {
+  const services = app.broker
+  const { spool, connectivity } = app
+  if (!spool || !connectivity) throw new Error('the replay part needs the spool and connectivity parts')
+  const { dbHealth, hints } = connectivity
+
+  const onHint = (hint: Hint) => {
+    switch (hint.type) {
+      case 'POP_WAKE':
+        for (const wake of hint.wakes) services.waiters.wake(wake.tenant, wake.queue, wake.partition, 'pg_notify')
+        break
+      case 'MAINTENANCE_MODE_SET':
+      case 'POP_MAINTENANCE_MODE_SET': {
+        const kind = hint.type === 'MAINTENANCE_MODE_SET' ? 'push' : 'pop'
+        services.maintenance.apply(kind, hint.enabled, 'database')
+        // PostgreSQL wins on conflict: confirm from it.
+        services.maintenance.load('database').catch(() => undefined)
+        break
+      }
+      case 'CONFIG_INVALIDATE':
+        services.registry.invalidate(hint.queue === null ? undefined : hint.tenant, hint.queue ?? undefined)
+        break
+    }
+  }
+  const onReconnect = () => {
+    services.registry.invalidate()
+    services.maintenance.load('database').catch(() => undefined)
+  }
+
+  let stopping = false
+  const canReplay = () => !stopping && app.database.schemaReady && dbHealth.healthy && !services.maintenance.push
+  const replayer = new SpoolReplayer(
+    spool,
+    (tenant, records) => services.push.replay(tenant, records),
+    { maxBatch: config.spool.maxBatch, canReplay },
+    log,
+  )
+  const replayLoop = new BackgroundLoop('spool-replay', config.spool.flushMs, () => replayer.runOnce(), log)
+  const stateRefresh = new BackgroundLoop(
+    'state-refresh',
+    config.jobs.stateRefreshMs,
+    async () => {
+      if (dbHealth.healthy) await services.maintenance.load('database')
+    },
+    log,
+  )
+  const kickReplay = () => {
+    replayer.runOnce().catch((error: unknown) => log.error({ err: error }, 'spool replay failed'))
+  }
+  dbHealth.whenUp(() => {
+    services.maintenance.load('database').catch(() => undefined)
+    kickReplay()
+  })
+  services.maintenance.onChange((kind, enabled, source) => {
+    if (source === 'api') {
+      hints.publish({ type: kind === 'push' ? 'MAINTENANCE_MODE_SET' : 'POP_MAINTENANCE_MODE_SET', enabled })
+    }
+    if (kind === 'push' && !enabled) kickReplay()
+  })
+
+  await app.database.whenSchemaReady(async () => {
+    await services.maintenance
+      .load('database')
+      .catch((error: unknown) => log.warn({ err: error }, 'maintenance flags not read'))
+    await hints.start({ onHint, onReconnect })
+    replayLoop.start()
+    stateRefresh.start()
+    kickReplay()
+  })
+
+  // Replay stops after its current batch (canReplay turns false between batches).
+  app.addHook('onClose', async () => {
+    stopping = true
+    await replayLoop.stop()
+    await stateRefresh.stop()
+    await replayer.whenIdle()
+  })
+}
+
+export default fp(replayPart, {
+  name: 'queen-replay',
+  dependencies: ['queen-spool', 'queen-connectivity', 'queen-engines'],
+})
