@@ -1,7 +1,7 @@
--- 005_ack: queen.ack_messages(), one call per ack batch (semantics.md section 6), and queen.ack_leases(),
--- whole leases acked as completed (end of this file; the broker now calls queen.ack_leases_drained, 014).
+-- 005_ack: queen.ack_messages(), one call per ack batch (semantics.md section 6). Whole leases acked as
+-- completed take queen.ack_leases_drained (014) first.
 --
--- Objects: functions queen.ack_messages, queen.ack_leases.
+-- Objects: function queen.ack_messages.
 --
 -- Locking: locks every consumer row (partition, group) the batch touches, in (partition id, group)
 -- order, before changing anything; never locks partition rows.
@@ -44,7 +44,7 @@ DECLARE
   o_already boolean;
 BEGIN
   -- Lock every consumer row the batch touches, in (partition id, group) order, before changing anything
-  -- (whole leases acked as completed take the cheaper queen.ack_leases() before they reach this function).
+  -- (whole leases acked as completed take the cheaper queen.ack_leases_drained() before they reach this function).
   PERFORM 1 FROM queen.consumers k
   WHERE (k.partition_id, k.consumer_group) IN (SELECT x.pid, x.g
                                                FROM jsonb_to_recordset(p_items) AS x(pid uuid, g text))
@@ -206,18 +206,6 @@ BEGIN
 END;
 $fn$;
 
--- queen.ack_leases(): queen.ack_leases_drained() (schema 014, which holds the rules) without its drained
--- column. Kept with this result type for brokers of the previous version during a rolling upgrade; the
--- function body is not checked until the first call, by which time 014 is applied.
---
--- Locking: that of queen.ack_leases_drained.
-CREATE OR REPLACE FUNCTION queen.ack_leases(p_pids uuid[], p_groups text[], p_leases uuid[], p_counts integer[],
-                                            p_txs text[])
-RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text)
-LANGUAGE plpgsql AS $fn$
-BEGIN
-  RETURN QUERY
-  SELECT d.ord, d.applied, d.queue_name, d.partition_name
-  FROM queen.ack_leases_drained(p_pids, p_groups, p_leases, p_counts, p_txs) d;
-END;
-$fn$;
+-- queen.ack_leases(), a whole-lease ack of development builds, was replaced by queen.ack_leases_drained
+-- (014) before any release: it goes.
+DROP FUNCTION IF EXISTS queen.ack_leases(uuid[], text[], uuid[], integer[], text[]);

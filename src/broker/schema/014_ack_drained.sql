@@ -1,10 +1,6 @@
 -- 014_ack_drained: queen.ack_leases_drained(), the statement the broker tries first for whole leases acked
--- as completed: queen.ack_leases() of 005 plus, for each lease it released, whether the partition held no
--- message beyond it (drained). The broker skips re-checking its own parked long-polls for a drained release
--- (at low rates every such re-check was an empty pop). A new function rather than a fifth column of
--- queen.ack_leases, whose result type a broker of the previous version re-applying its own 005 during a
--- rolling upgrade or a rollback could not change back; queen.ack_leases (005) now returns this function's
--- rows without drained.
+-- as completed; for each lease it released, it also says whether the partition held no message beyond it
+-- (drained), so the broker can skip re-checking its own parked long-polls for a drained release.
 --
 -- Objects: function queen.ack_leases_drained.
 --
