@@ -18,6 +18,7 @@ import { registerDlqRoutes } from './http/routes/dlq.js'
 import { registerHealthRoutes } from './http/routes/health.js'
 import { registerLeaseRoutes } from './http/routes/lease.js'
 import { registerMetricsRoutes } from './http/routes/metrics.js'
+import { registerPartitionRoutes } from './http/routes/partitions.js'
 import { registerMessageRoutes } from './http/routes/messages.js'
 import { registerPopRoutes } from './http/routes/pop.js'
 import { registerPushRoutes } from './http/routes/push.js'
@@ -122,6 +123,7 @@ function httpPart(app: FastifyInstance): Promise<void> {
   registerTransactionRoutes(app)
   registerQueueRoutes(app)
   registerQueueClearRoutes(app)
+  registerPartitionRoutes(app)
   registerMessageRoutes(app)
   registerResourceOverviewRoutes(app)
   registerDlqRoutes(app)

@@ -2,17 +2,18 @@
 -- 7.1-7.5; semantics.md 6.4, 8.4 and the DLQ retention paragraph of 10).
 --
 -- Objects: functions queen.message_group_status, queen.message_bus_status, queen.partition_newest_messages,
--- queen.release_idle_lease, queen.delete_message, queen.clear_queue, queen.retry_message,
--- queen.dead_letter_message.
+-- queen.release_idle_lease, queen.delete_message, queen.clear_queue (whole queue or one partition; two
+-- signatures), queen.retry_message, queen.dead_letter_message.
 --
 -- Locking: follows the canonical order of 001 (queue row, partition rows by name, consumer rows by
 -- (partition id, group)). delete_message locks the partition's consumer rows (and the queue row first when
--- the queue keeps a maxSize counter); clear_queue locks the queue row, its partition rows (so no push lands
--- between deleting the messages and moving the cursors to the partition heads) and its consumer rows;
--- retry_message locks the consumer rows of the groups it requeues for, or, when only a DLQ payload copy is
--- left, no consumer row at all and lets queen.push_messages lock the partition row; dead_letter_message
--- locks the one consumer row of its group. None of them waits on a consumer row while holding a partition
--- row it did not take in that order, so they cannot deadlock with push, pop, ack or transactions.
+-- the queue keeps a maxSize counter); clear_queue locks the queue row, the partition rows it clears (so no
+-- push lands between deleting the messages and moving the cursors to the partition heads) and their consumer
+-- rows; retry_message locks the consumer rows of the groups it requeues for, or, when only a DLQ payload
+-- copy is left, no consumer row at all and lets queen.push_messages lock the partition row;
+-- dead_letter_message locks the one consumer row of its group. None of them waits on a consumer row while
+-- holding a partition row it did not take in that order, so they cannot deadlock with push, pop, ack or
+-- transactions.
 --
 -- Several messages of a partition can share a transaction id once the dedup window has passed. Delete and
 -- get act on the newest one; the DLQ move uses the ack rule (the oldest one above the group's cursor, else
@@ -201,12 +202,22 @@ BEGIN
 END;
 $fn$;
 
--- DELETE /api/v1/queues/:queue/clear (http-api.md 6.4). Deletes every message of the queue with its DLQ
--- entries (payload copies included), traces and per-group state; keeps the queue, its options, partitions,
--- subscriptions and consumer rows. Cursors move to the partition heads and leases are released. Messages
--- still inside the dedup window leave dedup entries, so a producer retry stays a duplicate. Returns the
--- number of messages deleted, or NULL when the queue does not exist in the tenant.
-CREATE OR REPLACE FUNCTION queen.clear_queue(p_tenant text, p_name text)
+-- DELETE /api/v1/queues/:queue/clear[?partition=] (http-api.md 6.4). Deletes every message of the queue, or
+-- of its partition named p_partition when that is not NULL, with their DLQ entries (payload copies included),
+-- traces and per-group state; keeps the queue, its options, partitions, subscriptions and consumer rows.
+-- Cursors of the cleared partitions move to their heads and their leases are released; other partitions are
+-- not touched (their leases stay live). Messages still inside the dedup window leave dedup entries, so a
+-- producer retry stays a duplicate. The counters follow: the cleared partitions' message_count becomes 0 and
+-- the queue's maxSize counter drops by the messages deleted (to 0 for the whole queue). Returns the number of
+-- messages deleted, or NULL when the queue does not exist in the tenant; a partition the queue does not have
+-- has nothing to clear (0).
+--
+-- Two signatures rather than one with a defaulted p_partition: a (text, text, text DEFAULT NULL) function
+-- next to the (text, text) one an installed schema (or a broker of the previous version re-applying its
+-- own 007 during a rolling upgrade) already holds would make every two-argument call ambiguous. So the
+-- three-argument function does the work and the two-argument one, the old signature, clears the whole queue
+-- through it; both stay CREATE OR REPLACE.
+CREATE OR REPLACE FUNCTION queen.clear_queue(p_tenant text, p_name text, p_partition text)
 RETURNS bigint LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -222,8 +233,14 @@ BEGIN
   END IF;
   -- Partition rows are what pushes lock to take positions: holding them keeps the heads still until commit.
   SELECT coalesce(array_agg(p.id ORDER BY p.name), '{}') INTO v_partitions
-  FROM (SELECT p0.id, p0.name FROM queen.partitions p0 WHERE p0.queue_id = v_queue_id ORDER BY p0.name FOR UPDATE) p;
-  PERFORM 1 FROM queen.consumers k WHERE k.queue_id = v_queue_id
+  FROM (SELECT p0.id, p0.name FROM queen.partitions p0
+        WHERE p0.queue_id = v_queue_id AND (p_partition IS NULL OR p0.name = p_partition)
+        ORDER BY p0.name FOR UPDATE) p;
+  IF p_partition IS NOT NULL AND cardinality(v_partitions) = 0 THEN
+    RETURN 0;
+  END IF;
+  PERFORM 1 FROM queen.consumers k
+  WHERE k.queue_id = v_queue_id AND (p_partition IS NULL OR k.partition_id = ANY (v_partitions))
   ORDER BY k.partition_id, k.consumer_group FOR UPDATE;
 
   IF v_window > 0 THEN
@@ -239,7 +256,8 @@ BEGIN
   END IF;
 
   DELETE FROM queen.traces t WHERE t.partition_id = ANY (v_partitions);
-  DELETE FROM queen.dead_letters d WHERE d.queue_id = v_queue_id;
+  DELETE FROM queen.dead_letters d
+  WHERE d.queue_id = v_queue_id AND (p_partition IS NULL OR d.partition_id = ANY (v_partitions));
   DELETE FROM queen.message_states s WHERE s.partition_id = ANY (v_partitions);
   DELETE FROM queen.messages m WHERE m.partition_id = ANY (v_partitions);
   GET DIAGNOSTICS v_deleted = ROW_COUNT;
@@ -248,11 +266,24 @@ BEGIN
   SET cursor_position = greatest(k.cursor_position, p.next_position - 1),
       lease_id = NULL, lease_expires_at = NULL, lease_to = NULL
   FROM queen.partitions p
-  WHERE p.id = k.partition_id AND k.queue_id = v_queue_id;
-  UPDATE queen.queues q SET stored_messages = 0 WHERE q.id = v_queue_id;
+  WHERE p.id = k.partition_id AND k.queue_id = v_queue_id
+    AND (p_partition IS NULL OR k.partition_id = ANY (v_partitions));
+  IF p_partition IS NULL THEN
+    UPDATE queen.queues q SET stored_messages = 0 WHERE q.id = v_queue_id;
+  ELSE
+    -- The counter is kept only while a cap is set (001), as queen.delete_message decrements it.
+    UPDATE queen.queues q SET stored_messages = greatest(0, q.stored_messages - v_deleted)
+    WHERE q.id = v_queue_id AND q.max_size > 0;
+  END IF;
   UPDATE queen.partitions p SET message_count = 0 WHERE p.id = ANY (v_partitions);
   RETURN v_deleted;
 END;
+$fn$;
+
+-- The signature of earlier brokers: clears the whole queue.
+CREATE OR REPLACE FUNCTION queen.clear_queue(p_tenant text, p_name text)
+RETURNS bigint LANGUAGE sql AS $fn$
+  SELECT queen.clear_queue(p_tenant, p_name, NULL::text)
 $fn$;
 
 -- POST /api/v1/messages/:partitionId/:transactionId/retry (http-api.md 7.4). Takes the message out of the DLQ

@@ -59,14 +59,24 @@ export async function listQueuePartitions(pool: pg.Pool, params: { queueId: stri
 }
 
 /**
- * Deletes every message of a queue and keeps the queue itself; resolves with the number of messages
- * deleted, or null when the queue does not exist.
+ * Deletes every message of a queue, or only those of one partition, and keeps the queue itself; resolves
+ * with the number of messages deleted (0 when the queue has no partition of that name), or null when the
+ * queue does not exist.
  */
 export async function clearQueueMessages(
   pool: pg.Pool,
-  params: { tenant: string; queue: string },
+  params: {
+    tenant: string
+    queue: string
+    /** The one partition to clear; null or absent clears every partition. */
+    partition?: string | null
+  },
 ): Promise<number | null> {
-  // queue-clear.sql: $1 tenant, $2 queue name.
-  const [row] = await runQuery<{ deleted_messages: number | null }>(pool, 'queueClear', [params.tenant, params.queue])
+  // queue-clear.sql: $1 tenant, $2 queue name, $3 partition name or NULL.
+  const [row] = await runQuery<{ deleted_messages: number | null }>(pool, 'queueClear', [
+    params.tenant,
+    params.queue,
+    params.partition ?? null,
+  ])
   return row?.deleted_messages ?? null
 }

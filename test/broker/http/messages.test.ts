@@ -69,6 +69,10 @@ async function consumer(queue: string, group = '__QUEUE_MODE__') {
   return rows.rows
 }
 
+/** For {@link count}: the messages of the queue named $1. */
+const QUEUE_MESSAGES =
+  'queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1'
+
 async function count(sql: string, values: unknown[] = []): Promise<number> {
   const rows = await broker.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, values)
   return rows.rows[0]!.n
@@ -489,6 +493,93 @@ describe('DELETE /api/v1/queues/:queue/clear', () => {
       { queue: 'clear-window', partition: 'p', payload: {}, transactionId: 'cw-1' },
     ])
     expect(pushed.map((item) => item.status)).toEqual(['queued', 'duplicate'])
+  })
+
+  it('clears only the partition named by ?partition= and keeps the counters of both right', async () => {
+    // Given a capped queue (so it keeps a stored-messages counter) with three messages on p1 and two on p2
+    await configure(broker, 'clear-part', { maxSize: 100, retryLimit: 0, deadLetterQueue: true })
+    const p1 = await pushNamed('clear-part', 'p1', 'cp1', 3)
+    const p2 = await pushNamed('clear-part', 'p2', 'cp2', 2)
+    const [p1Id, p2Id] = [p1[0].partition_id, p2[0].partition_id]
+    // queue mode: one p1 message dead-lettered, a live lease on p1 and one on p2; group g read p2's first
+    const failed = await pop(broker, 'clear-part', { batch: 1 }, 'p1')
+    await ack(broker, failed.messages[0], { status: 'failed' })
+    await pop(broker, 'clear-part', { batch: 1 }, 'p1')
+    const leasedOnP2 = await pop(broker, 'clear-part', { batch: 1 }, 'p2')
+    await pop(broker, 'clear-part', { consumerGroup: 'g', batch: 1, autoAck: true }, 'p2')
+
+    // When p1 is cleared
+    const cleared = await http(broker, 'DELETE', '/api/v1/queues/clear-part/clear?partition=p1')
+
+    // Then only p1's three messages and their state are gone, in the tables and in every counter
+    expect(cleared.status).toBe(200)
+    expect(cleared.body).toEqual({ success: true, queue: 'clear-part', deletedMessages: 3 })
+    expect(await count('queen.messages WHERE partition_id = $1', [p1Id])).toBe(0)
+    expect(await count('queen.messages WHERE partition_id = $1', [p2Id])).toBe(2)
+    expect(await count('queen.dead_letters WHERE partition_id = $1', [p1Id])).toBe(0)
+    expect(await count('queen.dedup_entries WHERE partition_id = $1', [p1Id])).toBe(3)
+    expect(await count('queen.dedup_entries WHERE partition_id = $1', [p2Id])).toBe(0)
+    const counters = await broker.db.query(
+      `SELECT p.name, p.message_count::int AS message_count, q.stored_messages::int AS stored_messages
+       FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'clear-part' ORDER BY p.name`,
+    )
+    expect(counters.rows).toEqual([
+      { name: 'Default', message_count: 0, stored_messages: 2 },
+      { name: 'p1', message_count: 0, stored_messages: 2 },
+      { name: 'p2', message_count: 2, stored_messages: 2 },
+    ])
+    // p1's cursor is at its head with its lease released; p2's lease is still live
+    const cursors = await consumer('clear-part')
+    expect(cursors).toHaveLength(2)
+    expect(cursors).toEqual(
+      expect.arrayContaining([
+        { partition_id: p1Id, cursor_position: 3, lease_id: null },
+        { partition_id: p2Id, cursor_position: 0, lease_id: leasedOnP2.leaseId },
+      ]),
+    )
+    const described = await http(broker, 'GET', '/api/v1/resources/queues/clear-part')
+    const stats = Object.fromEntries(described.body.partitions.map((p: any) => [p.name, p.stats]))
+    expect(stats.p1).toEqual({ total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 })
+    expect(stats.p2).toMatchObject({ total: 2, processing: 1, pending: 1 })
+    expect(described.body.totals).toMatchObject({ total: 2, pending: 1, processing: 1, deadLetter: 0 })
+    const listed = await http(broker, 'GET', '/api/v1/resources/queues?search=clear-part')
+    expect(listed.body.queues).toEqual([
+      expect.objectContaining({ name: 'clear-part', partitions: 3, messages: { total: 2, pending: 1, processing: 1 } }),
+    ])
+
+    // And p2's messages are still delivered: the lease on p2 acks, queue mode and g get the rest, a new group all
+    expect(await ack(broker, leasedOnP2.messages[0])).toMatchObject({ success: true })
+    expect(numbers(await pop(broker, 'clear-part', { batch: 10 }))).toEqual([1])
+    expect(numbers(await pop(broker, 'clear-part', { consumerGroup: 'g', batch: 10 }))).toEqual([1])
+    expect(numbers(await pop(broker, 'clear-part', { consumerGroup: 'fresh', batch: 10 }))).toEqual([0, 1])
+  })
+
+  it('answers deletedMessages 0 for a partition the queue does not have, 404 for an unknown queue, 400 for a bad name', async () => {
+    await pushNamed('clear-part-other', 'p', 'cpo', 2)
+    const unknown = await http(broker, 'DELETE', '/api/v1/queues/clear-part-other/clear?partition=nope')
+    expect(unknown.status).toBe(200)
+    expect(unknown.body).toEqual({ success: true, queue: 'clear-part-other', deletedMessages: 0 })
+    expect(await count(QUEUE_MESSAGES, ['clear-part-other'])).toBe(2)
+    const missing = await http(broker, 'DELETE', '/api/v1/queues/never-created/clear?partition=p')
+    expect(missing.status).toBe(404)
+    expect(missing.body).toEqual({ error: 'Queue not found', code: 'QUEEN_ERR_QUEUE_NOT_FOUND' })
+    const bad = await http(broker, 'DELETE', '/api/v1/queues/clear-part-other/clear?partition=..')
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toMatch(/^partition: /)
+    const twice = await http(broker, 'DELETE', '/api/v1/queues/clear-part-other/clear?partition=p&partition=p')
+    expect(twice.status).toBe(400)
+    // The partition name is the one pushes use: p itself clears.
+    const cleared = await http(broker, 'DELETE', '/api/v1/queues/clear-part-other/clear?partition=p')
+    expect(cleared.body.deletedMessages).toBe(2)
+  })
+
+  it('keeps the two-argument queen.clear_queue of earlier brokers clearing the whole queue', async () => {
+    await pushNamed('clear-old-signature', 'a', 'cos-a', 1)
+    await pushNamed('clear-old-signature', 'b', 'cos-b', 2)
+    const result = await broker.db.query("SELECT queen.clear_queue('', 'clear-old-signature') AS deleted")
+    expect(result.rows).toEqual([{ deleted: 3 }])
+    expect(await count(QUEUE_MESSAGES, ['clear-old-signature'])).toBe(0)
+    expect((await pop(broker, 'clear-old-signature', { batch: 10 })).messages).toEqual([])
   })
 
   it('answers 404 for an unknown queue, 400 for a bad name, and clears an empty queue', async () => {

@@ -42,6 +42,7 @@ const FILES = {
   metricsServerWrite: 'metrics-server-write.sql',
   partitionCleanup: 'partition-cleanup.sql',
   partitionGet: 'partition-get.sql',
+  partitionList: 'partition-list.sql',
   partitionSeek: 'partition-seek.sql',
   postgresActiveQueries: 'postgres-active-queries.sql',
   postgresBufferUsage: 'postgres-buffer-usage.sql',
