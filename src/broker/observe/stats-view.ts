@@ -5,6 +5,7 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
+import type { MessageCountersRow } from '../store/message-counters.js'
 
 /** Totals over every tenant. */
 export interface SystemStats {
@@ -38,15 +39,9 @@ export interface ConsumerLagStats {
   lagSeconds: number
 }
 
-interface SystemRow {
+interface SystemRow extends MessageCountersRow {
   queues: number
   partitions: number
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  dead_letter: number
   refreshed_at: Date | null
 }
 
