@@ -258,12 +258,9 @@ export class PushEngine {
    *
    * Small requests (fewer than SMALL_REQUEST_ITEMS items, no capped queue) go whole to one extra lane of
    * their own, whatever their partitions: split over the partition lanes, concurrent single pushes made
-   * half-size batches, and a statement's fixed cost is most of a small batch's. Measured on 2 cores with 32
-   * clients pushing one message each (scratch, one lane against two, two runs each): 7.6 -> 15.1 requests
-   * per statement, PostgreSQL CPU per message 175-184 -> 117-124 µs, 2,519-2,671 -> 3,008-3,122 msg/s; with
-   * this lane, three alternating rounds: PostgreSQL CPU per message 178-234 -> 124-200 µs. A small batch may
-   * then meet a large one on the same partition and wait for its commit; that only orders two concurrent
-   * requests, which have no order between them anyway.
+   * half-size batches, and a statement's fixed cost is most of a small batch's (bench/README.md has the
+   * measurement that keeps it). A small batch may then meet a large one on the same partition and wait for
+   * its commit; that only orders two concurrent requests, which have no order between them anyway.
    */
   private async submitByLane(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     const lanes = this.options.lanes
