@@ -99,8 +99,8 @@ export function createServices(
     (source) => events.emit('popWakeup', source),
   )
   // Local waiters first; other replicas hear of it through PostgreSQL (coalesced by the hint channel).
-  const wake = (tenant: string, queue: string, partition: string | null) => {
-    waiters.wake(tenant, queue, partition)
+  const wake = (tenant: string, queue: string, partition: string | null, recheckHere = true) => {
+    if (recheckHere) waiters.wake(tenant, queue, partition)
     options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
   const wakeListener = { messagesStored: wake, leaseReleased: wake }
@@ -116,7 +116,7 @@ export function createServices(
     { lanes: pushLanes, maxBatchItems: config.maxBatchItems, encryption },
     events,
   )
-  const ack = new AckEngine(pool, wakeListener, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
+  const ack = new AckEngine(pool, wakeListener, waiters, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
   const maintenance = new MaintenanceFlags(pool, log)
   // Pops parked through pop-maintenance try again once it ends.
   maintenance.onChange((kind, enabled) => {

@@ -1,5 +1,5 @@
 /**
- * The ack path (semantics.md section 6): validated acks -> group commit -> per batch, queen.ack_leases()
+ * The ack path (semantics.md section 6): validated acks -> group commit -> per batch, queen.ack_leases_drained()
  * for whole leases acked as completed and one queen.ack_messages() call for everything else -> one result
  * per item -> wake-ups for released leases. Same isolation rules as pushes:
  * deadlocks retried in place, an outage reported to every request, any other batch failure retried
@@ -11,6 +11,7 @@ import { runQuery } from '../db/pool.js'
 import { retryOnConflict } from '../db/retry.js'
 import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
 import { MicroBatcher } from './micro-batcher.js'
+import type { WakeMarks } from './pop-waiters.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 
 /** Normalised ack status. */
@@ -34,6 +35,8 @@ export interface AckOutcome {
   queueName: string | null
   partitionName: string | null
   leaseReleased: boolean | null
+  /** The released lease left nothing behind it in the partition (whole-lease acks only). */
+  drained: boolean
   dlq: boolean
   alreadyAcked: boolean
 }
@@ -54,12 +57,16 @@ interface WholeLeaseRow {
   applied: boolean
   queue_name: string | null
   partition_name: string | null
+  drained: boolean | null
 }
 
 /** Hears about released leases (parked pops may now get that partition). */
 export interface AckListener {
-  /** A lease was released: parked pops here and on the other replicas re-check. */
-  leaseReleased(tenant: string, queue: string, partition: string): void
+  /**
+   * A lease was released. `recheckHere` false: nothing was left behind it and no wake reached this broker's
+   * parked pops of the queue during the ack, so only other replicas need to hear of it.
+   */
+  leaseReleased(tenant: string, queue: string, partition: string, recheckHere?: boolean): void
 }
 
 /** Applies acknowledgements with group commit. */
@@ -68,16 +75,20 @@ export class AckEngine {
 
   private readonly pool: pg.Pool
   private readonly listener: AckListener
+  private readonly wakeMarks: WakeMarks
   private readonly events: BrokerEvents
 
+  /** `wakeMarks`: the parked pops' wake history, so a release with nothing behind it can skip its re-check. */
   constructor(
     pool: pg.Pool,
     listener: AckListener,
+    wakeMarks: WakeMarks,
     options: { maxInFlight: number; maxBatchItems: number },
     events: BrokerEvents,
   ) {
     this.pool = pool
     this.listener = listener
+    this.wakeMarks = wakeMarks
     this.events = events
     this.batcher = new MicroBatcher((requests) => this.runBatch(requests), {
       maxInFlight: options.maxInFlight,
@@ -94,10 +105,16 @@ export class AckEngine {
   /** Applies the acks of one request; one outcome per item, in order. */
   async ack(tenant: string, items: AckItem[]): Promise<AckOutcome[]> {
     if (items.length === 0) return []
+    const mark = this.wakeMarks.wakeMark
     const outcomes = await this.batcher.submit(items)
     for (const outcome of outcomes) {
       if (!outcome.leaseReleased || !outcome.queueName || !outcome.partitionName) continue
-      this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName)
+      // Nothing behind the lease: a re-check of the parked pops here would be an empty pop (at low rates, one
+      // per message), unless a push came in while the lease still hid the partition from its wake's re-check.
+      // Other replicas are told either way: a push of theirs may have met the lease, and its wake reaches this
+      // broker only after the hint channel's delay.
+      const recheckHere = !outcome.drained || this.wakeMarks.wokenSince(tenant, outcome.queueName, mark)
+      this.listener.leaseReleased(tenant, outcome.queueName, outcome.partitionName, recheckHere)
     }
     this.reportOutcomes(tenant, items, outcomes)
     return outcomes
@@ -197,6 +214,7 @@ export class AckEngine {
         queueName: row?.queue_name ?? null,
         partitionName: row?.partition_name ?? null,
         leaseReleased: row?.lease_released ?? null,
+        drained: false,
         dlq: row?.dlq ?? false,
         alreadyAcked: row?.already_acked ?? false,
       }
@@ -206,7 +224,7 @@ export class AckEngine {
   /**
    * The common case in one cheap statement: a consumer acking every message of its lease as completed.
    * Items grouped by (partition, group, lease) that are all `completed` with distinct transaction ids go to
-   * queen.ack_leases(); the outcomes of the leases it applied are filled in (the lease is released by the
+   * queen.ack_leases_drained(); the outcomes of the leases it applied are filled in (the lease is released by the
    * group's last item), the rest stay undefined for queen.ack_messages().
    */
   private async applyWholeLeases(db: pg.Pool | pg.ClientBase, items: AckItem[]): Promise<(AckOutcome | undefined)[]> {
@@ -249,6 +267,7 @@ export class AckEngine {
           queueName: row.queue_name,
           partitionName: row.partition_name,
           leaseReleased: index === last,
+          drained: row.drained === true,
           dlq: false,
           alreadyAcked: false,
         }

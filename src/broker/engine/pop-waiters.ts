@@ -72,11 +72,23 @@ export const WAKE_SOURCES = ['local', 'mesh', 'pg_notify', 'timer'] as const
 /** Where a wake came from (for metrics). */
 export type WakeSource = (typeof WAKE_SOURCES)[number]
 
+/** What an ack needs to know of past wakes: {@link PopWaiters.wakeMark} and {@link PopWaiters.wokenSince}. */
+export type WakeMarks = Pick<PopWaiters, 'wakeMark' | 'wokenSince'>
+
+/** Queues whose last wake is remembered for {@link PopWaiters.wokenSince}; past it the memory starts over. */
+const REMEMBERED_QUEUES = 10_000
+
 /** The registry of parked pops of this broker. */
 export class PopWaiters {
   private readonly states = new Map<string, KeyState>()
   private count = 0
   private closed = false
+  /** Wakes so far (every call of wake(), matched or not): the marks of {@link wokenSince}. */
+  private wakes = 0
+  /** The mark of the last wake per (tenant, queue). */
+  private readonly lastWakeOf = new Map<string, number>()
+  /** Marks below this were forgotten when the memory above was cleared. */
+  private forgottenBefore = 0
 
   private readonly backoff: WaitBackoff
   private readonly onError: (error: unknown) => void
@@ -91,6 +103,21 @@ export class PopWaiters {
     this.backoff = backoff
     this.onError = onError
     this.onWakeup = onWakeup
+  }
+
+  /** A mark to pass to {@link wokenSince} later. */
+  get wakeMark(): number {
+    return this.wakes
+  }
+
+  /**
+   * Whether a queue was woken after `mark` was taken (conservatively true once that is forgotten). An ack
+   * that released a lease with nothing left behind it skips its wake unless a push came in meanwhile: that
+   * push's own wake may have run while the lease still hid the partition from the re-check.
+   */
+  wokenSince(tenant: string, queue: string, mark: number): boolean {
+    if (mark < this.forgottenBefore) return true
+    return (this.lastWakeOf.get(queueId(tenant, queue)) ?? 0) > mark
   }
 
   /** Parked pops right now. */
@@ -139,6 +166,7 @@ export class PopWaiters {
 
   /** Re-checks the waiters of a queue (all partitions, or wildcard waiters and that partition's). */
   wake(tenant: string, queue: string, partition: string | null, source: WakeSource = 'local'): void {
+    this.remember(tenant, queue)
     let rechecked = false
     for (const state of this.states.values()) {
       const key = state.key
@@ -269,6 +297,19 @@ export class PopWaiters {
       this.scheduleTimer(state)
     }
   }
+
+  private remember(tenant: string, queue: string): void {
+    this.wakes += 1
+    if (this.lastWakeOf.size >= REMEMBERED_QUEUES) {
+      this.lastWakeOf.clear()
+      this.forgottenBefore = this.wakes
+    }
+    this.lastWakeOf.set(queueId(tenant, queue), this.wakes)
+  }
+}
+
+function queueId(tenant: string, queue: string): string {
+  return `${tenant}\u0000${queue}`
 }
 
 function keyId(key: WaitKey): string {

@@ -1,5 +1,5 @@
 -- 005_ack: queen.ack_messages(), one call per ack batch (semantics.md section 6). Whole leases acked as
--- completed take queen.ack_leases (014) first.
+-- completed take queen.ack_leases_drained (014) first.
 --
 -- Objects: function queen.ack_messages.
 --
@@ -44,7 +44,7 @@ DECLARE
   o_already boolean;
 BEGIN
   -- Lock every consumer row the batch touches, in (partition id, group) order, before changing anything
-  -- (whole leases acked as completed take the cheaper queen.ack_leases() before they reach this function).
+  -- (whole leases acked as completed take the cheaper queen.ack_leases_drained() before they reach this function).
   PERFORM 1 FROM queen.consumers k
   WHERE (k.partition_id, k.consumer_group) IN (SELECT x.pid, x.g
                                                FROM jsonb_to_recordset(p_items) AS x(pid uuid, g text))
@@ -205,3 +205,7 @@ BEGIN
   END LOOP;
 END;
 $fn$;
+
+-- queen.ack_leases(), a whole-lease ack of development builds, was replaced by queen.ack_leases_drained
+-- (014) before any release: it goes.
+DROP FUNCTION IF EXISTS queen.ack_leases(uuid[], text[], uuid[], integer[], text[]);

@@ -180,13 +180,13 @@ describe('sql functions', () => {
     }
   })
 
-  it('applies only whole live leases, and releases each one it applied', async () => {
-    const wholePartition = await leaseOf('whole-all', 'A', ['a1', 'a2'])
-    const pushedSince = await leaseOf('whole-later', 'A', ['b1'])
-    await push([{ i: 0, q: 'whole-later', p: 'A', id: randomUUID(), tx: 'b2', pl: {} }])
+  it('reports whether each whole lease it released left its partition drained', async () => {
+    const wholePartition = await leaseOf('drained-all', 'A', ['a1', 'a2'])
+    const pushedSince = await leaseOf('drained-later', 'A', ['b1'])
+    await push([{ i: 0, q: 'drained-later', p: 'A', id: randomUUID(), tx: 'b2', pl: {} }])
     const client = testDatabase.client()
     const answer = await client.query(
-      'SELECT ord, applied, queue_name FROM queen.ack_leases($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[]) ORDER BY ord',
+      'SELECT ord, applied, drained FROM queen.ack_leases_drained($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[]) ORDER BY ord',
       [
         [wholePartition.pid, pushedSince.pid, pushedSince.pid],
         ['__QUEUE_MODE__', '__QUEUE_MODE__', '__QUEUE_MODE__'],
@@ -196,20 +196,16 @@ describe('sql functions', () => {
       ],
     )
     expect(answer.rows).toEqual([
-      { ord: 1, applied: true, queue_name: 'whole-all' },
-      { ord: 2, applied: true, queue_name: 'whole-later' },
-      // Not this lease: nothing applied.
-      { ord: 3, applied: false, queue_name: null },
+      { ord: 1, applied: true, drained: true },
+      { ord: 2, applied: true, drained: false },
+      // Not this lease: nothing applied, nothing to say about the partition.
+      { ord: 3, applied: false, drained: null },
     ])
-    expect(await consumerOf(wholePartition.pid)).toEqual({ cursor_position: '2', lease_id: null })
-    // The message pushed after the lease stays above the cursor.
     expect(await consumerOf(pushedSince.pid)).toEqual({ cursor_position: '1', lease_id: null })
   })
 
-  it('leaves no queen.ack_leases_drained of development builds behind', async () => {
-    const found = await testDatabase
-      .client()
-      .query("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'ack_leases_drained'")
+  it('leaves no queen.ack_leases of development builds behind', async () => {
+    const found = await testDatabase.client().query("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'ack_leases'")
     expect(found.rows).toEqual([{ n: 0 }])
   })
 
@@ -240,7 +236,7 @@ describe('sql functions', () => {
       const { lease, rows } = await popOne(client, 1, 1)
       expect(rows).toHaveLength(1)
       await client.query(
-        'SELECT * FROM queen.ack_leases($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[])',
+        'SELECT * FROM queen.ack_leases_drained($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[])',
         [[rows[0].partition_id], ['__QUEUE_MODE__'], [lease], [1], [rows[0].transaction_id]],
       )
     }

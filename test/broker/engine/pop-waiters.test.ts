@@ -93,4 +93,26 @@ describe('PopWaiters: wake-ups', () => {
     expect(sources).toEqual(['pg_notify', 'timer', 'timer'])
     expect(waiters.parked).toBe(0)
   })
+
+  it('tells whether a queue was woken after a mark, per tenant and queue, whether or not a pop was parked', () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const mark = waiters.wakeMark
+    expect(waiters.wokenSince('', 'orders', mark)).toBe(false)
+    waiters.wake('', 'invoices', 'p1')
+    waiters.wake('tenant-b', 'orders', null)
+    expect(waiters.wokenSince('', 'orders', mark)).toBe(false)
+    waiters.wake('', 'orders', 'p2')
+    expect(waiters.wokenSince('', 'orders', mark)).toBe(true)
+    expect(waiters.wokenSince('', 'orders', waiters.wakeMark)).toBe(false)
+  })
+
+  it('answers yes for a mark older than what it still remembers once many queues were woken', () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const old = waiters.wakeMark
+    for (let index = 0; index < 10_001; index++) waiters.wake('', `queue-${index}`, null)
+    // "orders" was never woken, but the memory of the wakes after `old` is gone: the answer must be safe.
+    expect(waiters.wokenSince('', 'orders', old)).toBe(true)
+    const recent = waiters.wakeMark
+    expect(waiters.wokenSince('', 'orders', recent)).toBe(false)
+  })
 })

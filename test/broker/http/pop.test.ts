@@ -312,30 +312,75 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     }
   })
 
-  it('re-checks parked pops when an ack releases a lease, so messages behind it are delivered at once', async () => {
+  it('re-checks parked pops after an ack only when messages are left behind the lease or a push came meanwhile', async () => {
     // A 60 s re-check interval: only wakes re-check, and queen_pop_wakeups_total counts them.
     const slow = await startTestBroker({ label: 'ack-wake', config: { popWait: WAKE_ONLY_POP_WAIT } })
     const localWakeups = async () => {
       const response = await http(slow, 'GET', '/metrics/prometheus')
       return parsePrometheusText(response.body as string).value('queen_pop_wakeups_total', { source: 'local' })
     }
+    const parkedCount = async (count: number) => {
+      for (let tries = 0; tries < 100 && slow.services.waiters.parked !== count; tries++) await sleep(20)
+      expect(slow.services.waiters.parked).toBe(count)
+    }
     try {
+      // Two messages behind the lease: the ack wakes the parked pop, which gets them at once.
       await pushMany(slow, 'ack-wake', 'a', 3)
       const first = await pop(slow, 'ack-wake', { batch: 1 })
       expect(numbers(first)).toEqual([0])
       const waiting = pop(slow, 'ack-wake', { wait: true, timeout: 30_000, batch: 10 })
-      for (let tries = 0; tries < 100 && slow.services.waiters.parked !== 1; tries++) await sleep(20)
-      expect(slow.services.waiters.parked).toBe(1)
-      const before = await localWakeups()
+      await parkedCount(1)
+      const beforeLeft = await localWakeups()
       await ack(slow, first.messages[0])
       expect(numbers(await waiting)).toEqual([1, 2])
-      expect(await localWakeups()).toBe(before + 1)
+      expect(await localWakeups()).toBe(beforeLeft + 1)
+
+      // Nothing behind the lease: the ack re-checks nobody, and the parked pop still answers the next push.
+      await pushMany(slow, 'ack-wake', 'b', 1)
+      const only = await pop(slow, 'ack-wake', { batch: 1 })
+      expect(only.partition).toBe('b')
+      const idle = pop(slow, 'ack-wake', { wait: true, timeout: 30_000 })
+      await parkedCount(1)
+      const beforeDrained = await localWakeups()
+      await ack(slow, only.messages[0])
+      await sleep(300)
+      expect(await localWakeups()).toBe(beforeDrained)
+      expect(slow.services.waiters.parked).toBe(1)
+      await pushMany(slow, 'ack-wake', 'c', 1, 7)
+      expect(numbers(await idle)).toEqual([7])
+
+      // Nothing behind the lease, but the queue was woken while the ack ran (a push to another partition
+      // during the ack): the release wakes the pop parked on this partition as well.
+      await pushMany(slow, 'ack-wake', 'd', 1)
+      const last = await pop(slow, 'ack-wake', { batch: 1 }, 'd')
+      const onPartition = pop(slow, 'ack-wake', { wait: true, timeout: 30_000 }, 'd')
+      await parkedCount(1)
+      const beforeRace = await localWakeups()
+      const message = last.messages[0]
+      const acking = slow.services.ack.ack('', [
+        {
+          transactionId: message.transactionId,
+          partitionId: message.partitionId,
+          group: '__QUEUE_MODE__',
+          leaseId: message.leaseId,
+          status: 'completed',
+          error: null,
+        },
+      ])
+      // Partition x has no parked pop: this wake re-checks nobody; only the ack's own wake counts.
+      slow.services.waiters.wake('', 'ack-wake', 'x')
+      expect((await acking)[0]?.success).toBe(true)
+      expect(await localWakeups()).toBe(beforeRace + 1)
+      // That re-check found partition d empty: the pop is still parked and answers the next push there.
+      expect(slow.services.waiters.parked).toBe(1)
+      await pushMany(slow, 'ack-wake', 'd', 1, 9)
+      expect(numbers(await onPartition)).toEqual([9])
     } finally {
       await slow.close()
     }
   })
 
-  it('tells the other replicas of a released lease', async () => {
+  it('tells the other replicas of a released lease even when it re-checks nothing on its own broker', async () => {
     // Two replicas on one database; a push of the other one may have met the lease, so they must hear of it.
     const database = await createTestDatabase('ack-hint')
     const config = { popWait: WAKE_ONLY_POP_WAIT }

@@ -1,22 +1,24 @@
--- 014_ack_leases: queen.ack_leases(), the statement the broker tries first for whole leases acked as
--- completed (the common case: a consumer acking every message of its lease).
+-- 014_ack_drained: queen.ack_leases_drained(), the statement the broker tries first for whole leases acked
+-- as completed; for each lease it released, it also says whether the partition held no message beyond it
+-- (drained), so the broker can skip re-checking its own parked long-polls for a drained release.
 --
--- Objects: function queen.ack_leases. Drops queen.ack_leases_drained of development builds.
+-- Objects: function queen.ack_leases_drained.
 --
 -- Each entry is a whole lease acked as completed, (partition, group, lease) with the transaction ids of its
 -- items (p_counts[k] consecutive entries of p_txs, distinct: the caller checks). An entry applies when that
 -- lease is live, no message above the cursor has per-message state, and its transaction ids are exactly
 -- those of the messages the lease delivered; the cursor then moves to the end of the lease and the lease is
 -- released. An entry that does not apply changes nothing (its items go through queen.ack_messages, which
--- answers each on its own). One row per entry: ord (1-based entry number), applied, and the names.
+-- answers each on its own). One row per entry: ord (1-based entry number), applied, the names, and drained
+-- (NULL when not applied). drained is read with the entry; a push that commits after that read is covered by
+-- the broker (it re-checks anyway when its waiters were woken during the ack, and always tells the other
+-- replicas of the release).
 --
 -- Locking: the consumer rows of the entries, in (partition id, group) order, as queen.ack_messages does.
 
-DROP FUNCTION IF EXISTS queen.ack_leases_drained(uuid[], text[], uuid[], integer[], text[]);
-
-CREATE OR REPLACE FUNCTION queen.ack_leases(p_pids uuid[], p_groups text[], p_leases uuid[], p_counts integer[],
-                                            p_txs text[])
-RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text)
+CREATE OR REPLACE FUNCTION queen.ack_leases_drained(p_pids uuid[], p_groups text[], p_leases uuid[],
+                                                    p_counts integer[], p_txs text[])
+RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text, drained boolean)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -32,7 +34,7 @@ BEGIN
     FROM unnest(p_pids, p_groups, p_leases, p_counts) WITH ORDINALITY AS u(pid, g, l, cnt, n)
     ORDER BY u.pid, u.g, u.n
   LOOP
-    ord := e.k; applied := false; queue_name := NULL; partition_name := NULL;
+    ord := e.k; applied := false; queue_name := NULL; partition_name := NULL; drained := NULL;
     SELECT * INTO c FROM queen.consumers x WHERE x.partition_id = e.pid AND x.consumer_group = e.g FOR UPDATE;
     IF FOUND AND c.lease_id = e.l AND c.lease_expires_at > v_now
        AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
@@ -51,7 +53,7 @@ BEGIN
         SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
             total_consumed = k.total_consumed + e.cnt, last_consumed_at = v_now
         WHERE k.partition_id = e.pid AND k.consumer_group = e.g;
-        SELECT qq.name, pp.name INTO queue_name, partition_name
+        SELECT qq.name, pp.name, pp.next_position - 1 <= c.lease_to INTO queue_name, partition_name, drained
         FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = e.pid;
         applied := true;
       END IF;
