@@ -3,8 +3,10 @@
  * schema is applied under the advisory lock), and the broker with its embedded PostgreSQL also runs as an
  * unprivileged user (PostgreSQL then runs as that same user).
  */
-import { spawn } from 'node:child_process'
-import { chown, mkdtemp, rm } from 'node:fs/promises'
+import { execFile, spawn } from 'node:child_process'
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readPasswdUser } from '../../src/broker/db/system-users.js'
 import { http } from '../support/broker.js'
@@ -27,6 +29,30 @@ async function tempDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(`/tmp/queenctl-${prefix}-`)
   dirs.push(dir)
   return dir
+}
+
+/** Whether `user` can read `dir` (every parent must be enterable). */
+async function reachableBy(dir: string, user: { uid: number; gid: number }): Promise<boolean> {
+  return promisify(execFile)('/bin/sh', ['-c', 'test -r "$1/bin/run.js"', 'sh', dir], { uid: user.uid, gid: user.gid })
+    .then(() => true)
+    .catch(() => false)
+}
+
+/**
+ * The package as `user` can run it: the checkout itself, or, when it lives in a folder that user cannot
+ * enter (a 0700 temp folder, /root), a copy of what `bin/run.js` needs (hard links where the file system
+ * allows, so no data is copied).
+ */
+async function runnableCheckout(user: { uid: number; gid: number }): Promise<string> {
+  if (await reachableBy(REPO_ROOT, user)) return REPO_ROOT
+  const stage = await tempDir('nonroot-package')
+  await chmod(stage, 0o755)
+  for (const entry of ['bin', 'dist', 'node_modules', 'package.json', 'oclif.manifest.json']) {
+    const from = path.join(REPO_ROOT, entry)
+    const to = path.join(stage, entry)
+    await promisify(execFile)('cp', ['-al', from, to]).catch(() => promisify(execFile)('cp', ['-a', from, to]))
+  }
+  return stage
 }
 
 describe('serve at boot', () => {
@@ -85,8 +111,9 @@ describe('serve at boot', () => {
     const spool = await tempDir('nonroot-spool')
     await chown(dataDir, user.uid, user.gid)
     await chown(spool, user.uid, user.gid)
+    const checkout = await runnableCheckout(user)
     const child = spawn(process.execPath, ['bin/run.js', 'serve'], {
-      cwd: REPO_ROOT,
+      cwd: checkout,
       uid: user.uid,
       gid: user.gid,
       env: {
