@@ -9,6 +9,7 @@ import { PopWaiters } from './engine/pop-waiters.js'
 import { PushEngine } from './engine/push-engine.js'
 import { QueueRegistry } from './engine/queue-registry.js'
 import { TransactionEngine } from './engine/transaction-engine.js'
+import { StreamsEngine } from './engine/streams-engine.js'
 import type { HealthProbe } from './db/health-probe.js'
 import { BrokerEvents } from './observe/broker-events.js'
 import { createObservability, type Observability } from './observe/observability.js'
@@ -58,6 +59,8 @@ export interface BrokerServices {
   ack: AckEngine
   pop: PopEngine
   transactions: TransactionEngine
+  /** The streaming SDK's cycles, state and query registry. */
+  streams: StreamsEngine
   health: HealthProbe
   /** Data-plane events for metrics and logs. */
   events: BrokerEvents
@@ -131,6 +134,12 @@ export function createServices(
     maintenance,
     encryption,
   })
+  // Transactions and stream sink pushes never overtake push-maintenance or the spool (semantics.md 7).
+  const guards = {
+    pushMaintenance: () => maintenance.push,
+    partitionHasSpooled: (tenant: string, queue: string, partition: string) =>
+      ingest.partitionHasSpooled(tenant, queue, partition),
+  }
   const state = { phase: 'starting' as BrokerPhase, startedAt: Date.now() }
   const observability = createObservability({
     pool,
@@ -173,10 +182,8 @@ export function createServices(
       maintenance,
       new PopDecryption(pool, cipher, events, reportError),
     ),
-    transactions: new TransactionEngine(pool, push, ack, wakeListener, {
-      pushMaintenance: () => maintenance.push,
-      partitionHasSpooled: (tenant, queue, partition) => ingest.partitionHasSpooled(tenant, queue, partition),
-    }),
+    transactions: new TransactionEngine(pool, push, ack, wakeListener, guards),
+    streams: new StreamsEngine({ pool, push, ack, registry, wake, guards }),
     health,
     events,
     ingest,

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { describeDbFailure } from '../../db/pg-errors.js'
-import { StreamsEngine, type StreamCycleAnswer } from '../../engine/streams-engine.js'
+import type { StreamCycleAnswer } from '../../engine/streams-engine.js'
 import { BrokerError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
 import { parseStreamCycle, parseStreamRegistration, parseStreamStateQuery } from '../validation/streams-body.js'
@@ -33,17 +33,7 @@ function cycleBody(queryId: string, partitionId: string, answer: StreamCycleAnsw
 
 export function registerStreamRoutes(app: FastifyInstance): void {
   const broker = app.broker
-  const engine = new StreamsEngine({
-    pool: broker.pool,
-    push: broker.push,
-    ack: broker.ack,
-    registry: broker.registry,
-    wake: broker.wake,
-    guards: {
-      pushMaintenance: () => broker.maintenance.push,
-      partitionHasSpooled: (tenant, queue, partition) => broker.ingest.partitionHasSpooled(tenant, queue, partition),
-    },
-  })
+  const engine = broker.streams
 
   app.post('/streams/v1/queries', async (request, reply) => {
     const registration = parseStreamRegistration(request.body)
