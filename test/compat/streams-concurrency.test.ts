@@ -3,7 +3,7 @@
  * `streams.<queryId>` and its own state), and a throughput run of 5,000 messages over 20 partitions that
  * must reach the sink exactly once (the cycle commits the sink push and the source ack in one transaction).
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { describeWithClient } from './client.js'
 import {
   addTo,
@@ -12,39 +12,31 @@ import {
   drainQueue,
   readPartition,
   sleep,
-  startStreamHarness,
+  useStreamHarness,
   waitFor,
-  type StreamHarness,
   type WindowTotals,
 } from './streams-support.js'
 
 describeWithClient('streams SDK: concurrency and throughput', () => {
-  let h: StreamHarness
-  beforeAll(async () => {
-    h = await startStreamHarness('compat_streams_concurrency')
-  })
-  afterEach(async () => {
-    expect(await h?.stopStreams()).toEqual([])
-  })
-  afterAll(async () => {
-    await h?.close()
-  })
+  const h = useStreamHarness('compat_streams_concurrency')
 
   it('two streams on one source: each sees every message once, with its own state', async () => {
-    await h.createQueue('cc-src')
-    await h.createQueue('cc-out')
+    await h().createQueue('cc-src')
+    await h().createQueue('cc-out')
     const partitions = ['p0', 'p1', 'p2', 'p3']
     const perPartition = 25
 
-    const mapped = await h.run(
-      h.Stream.from(h.queen.queue('cc-src'))
+    const mapped = await h().run(
+      h()
+        .Stream.from(h().queen.queue('cc-src'))
         .map((m: any) => ({ id: m.data.id, v10: m.data.v * 10 }))
-        .to(h.queen.queue('cc-out')),
+        .to(h().queen.queue('cc-out')),
       { queryId: 'cc-mapped' },
     )
     const windows: { partition: string; start: number; count: number; sum: number }[] = []
-    const windowed = await h.run(
-      h.Stream.from(h.queen.queue('cc-src'))
+    const windowed = await h().run(
+      h()
+        .Stream.from(h().queen.queue('cc-src'))
         .windowTumbling({ seconds: 1, idleFlushMs: 250 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach((agg: any, ctx: any) => {
@@ -57,15 +49,15 @@ describeWithClient('streams SDK: concurrency and throughput', () => {
     const inputs = partitions.map((_, p) =>
       Array.from({ length: perPartition }, (_unused, i) => ({ id: p * perPartition + i, v: p * perPartition + i + 1 })),
     )
-    await Promise.all(partitions.map((partition, p) => h.push('cc-src', partition, inputs[p]!)))
+    await Promise.all(partitions.map((partition, p) => h().push('cc-src', partition, inputs[p]!)))
     const all = inputs.flat()
 
-    const out = await drainQueue(h, 'cc-out', all.length, { streams: [mapped, windowed] })
+    const out = await drainQueue(h(), 'cc-out', all.length, { streams: [mapped, windowed] })
     expect(out.map((m) => m.data).sort((a, b) => a.id - b.id)).toEqual(all.map(({ id, v }) => ({ id, v10: v * 10 })))
 
     const totals: WindowTotals = {}
     for (const partition of partitions) {
-      for (const m of await readPartition(h, 'cc-src', partition, perPartition)) {
+      for (const m of await readPartition(h(), 'cc-src', partition, perPartition)) {
         addTo(totals, `${partition}@${Math.floor(createdAtMs(m) / 1000) * 1000}`, m.data.v)
       }
     }
@@ -83,8 +75,8 @@ describeWithClient('streams SDK: concurrency and throughput', () => {
   })
 
   it('throughput: 5,000 messages over 20 partitions reach the sink exactly once', async () => {
-    await h.createQueue('tp-src')
-    await h.createQueue('tp-out')
+    await h().createQueue('tp-src')
+    await h().createQueue('tp-out')
     const partitions = Array.from({ length: 20 }, (_, i) => `part-${i}`)
     const perPartition = 250
     const inputs = partitions.map((_, p) =>
@@ -95,15 +87,16 @@ describeWithClient('streams SDK: concurrency and throughput', () => {
     )
     const all = inputs.flat()
 
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('tp-src'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('tp-src'))
         .map((m: any) => ({ id: m.data.id, v: m.data.v, from: m.partition }))
-        .to(h.queen.queue('tp-out')),
+        .to(h().queen.queue('tp-out')),
       { queryId: 'tp' },
     )
-    await Promise.all(partitions.map((partition, p) => h.push('tp-src', partition, inputs[p]!)))
+    await Promise.all(partitions.map((partition, p) => h().push('tp-src', partition, inputs[p]!)))
 
-    const out = await drainQueue(h, 'tp-out', all.length, { streams: [stream], timeoutMs: 60_000, settleMs: 1000 })
+    const out = await drainQueue(h(), 'tp-out', all.length, { streams: [stream], timeoutMs: 60_000, settleMs: 1000 })
 
     expect(out.length).toBe(all.length)
     expect(new Set(out.map((m) => m.data.id)).size).toBe(all.length)

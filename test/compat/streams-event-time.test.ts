@@ -8,17 +8,16 @@
  * idle-flush timer is off (`idleFlushMs: 0`): in event-time mode it never advances the watermark, and the
  * tests push each step only after the previous one was processed, so the watermark at each step is known.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { describeWithClient } from './client.js'
 import {
   addTo,
   sleep,
-  startStreamHarness,
+  useStreamHarness,
   waitFor,
   waitForProcessed,
   windowsContaining,
   type RunningStream,
-  type StreamHarness,
   type WindowTotals,
 } from './streams-support.js'
 
@@ -66,28 +65,20 @@ const ev = (
 })
 
 describeWithClient('streams SDK: event time', () => {
-  let h: StreamHarness
-  beforeAll(async () => {
-    h = await startStreamHarness('compat_streams_event_time')
-  })
-  afterEach(async () => {
-    expect(await h?.stopStreams()).toEqual([])
-  })
-  afterAll(async () => {
-    await h?.close()
-  })
+  const h = useStreamHarness('compat_streams_event_time')
 
   /** Pushes one step and waits until the stream processed every message pushed so far. */
   async function step(stream: RunningStream, queue: string, events: object[], total: number) {
-    await h.push(queue, 'p1', events)
+    await h().push(queue, 'p1', events)
     await waitForProcessed(stream, total)
   }
 
   it('keyBy + tumbling: a closed window emits one aggregate per key', async () => {
-    await h.createQueue('et-keyed')
+    await h().createQueue('et-keyed')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('et-keyed'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('et-keyed'))
         .keyBy((m: any) => m.data.user)
         .windowTumbling({ seconds: 1, eventTime: (m: any) => m.data.ts, idleFlushMs: 0 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
@@ -115,10 +106,11 @@ describeWithClient('streams SDK: event time', () => {
   })
 
   it('allowed lateness: an out-of-order event not older than the watermark still lands in its window', async () => {
-    await h.createQueue('et-within')
+    await h().createQueue('et-within')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('et-within'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('et-within'))
         .windowTumbling({ seconds: 1, eventTime: (m: any) => m.data.ts, allowedLateness: 1, idleFlushMs: 0 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
@@ -140,10 +132,11 @@ describeWithClient('streams SDK: event time', () => {
   })
 
   it('allowed lateness: an event older than the watermark is dropped and counted as late', async () => {
-    await h.createQueue('et-late')
+    await h().createQueue('et-late')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('et-late'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('et-late'))
         .windowTumbling({ seconds: 1, eventTime: (m: any) => m.data.ts, allowedLateness: 1, idleFlushMs: 0 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
@@ -168,10 +161,11 @@ describeWithClient('streams SDK: event time', () => {
   })
 
   it('sliding in event time: each event is counted in exactly size/slide windows', async () => {
-    await h.createQueue('et-slide')
+    await h().createQueue('et-slide')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('et-slide'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('et-slide'))
         .windowSliding({ size: 2, slide: 1, eventTime: (m: any) => m.data.ts, idleFlushMs: 0 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),

@@ -7,6 +7,7 @@
  * or with {@link StreamHarness.stopStreams} in `afterEach`; {@link StreamHarness.close} stops what is left and
  * closes the client and the broker.
  */
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { startTestBroker, type TestBroker } from '../support/broker.js'
 import { trackResource } from '../support/resources.js'
 import { loadClient } from './client.js'
@@ -286,4 +287,22 @@ export function windowsContaining(t: number, sizeMs: number, slideMs: number): n
   const starts: number[] = []
   for (let ws = Math.floor(t / slideMs) * slideMs; ws > t - sizeMs; ws -= slideMs) starts.push(ws)
   return starts
+}
+
+/**
+ * A harness for the tests of one describe block: started before them, every stream stopped after each test
+ * (a stream error no test expected fails that test), closed after them all. Call it inside the block.
+ */
+export function useStreamHarness(label: string): () => StreamHarness {
+  let harness: StreamHarness | undefined
+  beforeAll(async () => {
+    harness = await startStreamHarness(label)
+  })
+  afterEach(async () => {
+    expect(await harness?.stopStreams()).toEqual([])
+  })
+  afterAll(async () => {
+    await harness?.close()
+  })
+  return () => harness!
 }

@@ -7,7 +7,7 @@
  * them (read back through a separate consumer group). Bursts are pushed shortly after a window boundary and
  * a whole window apart, so that every window is closed by one path only.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { describeWithClient } from './client.js'
 import {
   addTo,
@@ -15,12 +15,11 @@ import {
   createdAtMs,
   readPartition,
   sleep,
-  startStreamHarness,
+  useStreamHarness,
   waitFor,
   waitForProcessed,
   windowsContaining,
   type PoppedMessage,
-  type StreamHarness,
   type WindowTotals,
 } from './streams-support.js'
 
@@ -67,22 +66,14 @@ function expected(totals: WindowTotals) {
 const at = (start: number) => new Date(start).toISOString()
 
 describeWithClient('streams SDK: processing-time windows', () => {
-  let h: StreamHarness
-  beforeAll(async () => {
-    h = await startStreamHarness('compat_streams_windows')
-  })
-  afterEach(async () => {
-    expect(await h?.stopStreams()).toEqual([])
-  })
-  afterAll(async () => {
-    await h?.close()
-  })
+  const h = useStreamHarness('compat_streams_windows')
 
   it('tumbling: each 1 s window of each partition emits its count and sum once', async () => {
-    await h.createQueue('win-tumb')
+    await h().createQueue('win-tumb')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('win-tumb'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('win-tumb'))
         .windowTumbling({ seconds: 1, idleFlushMs: 250 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
@@ -90,18 +81,18 @@ describeWithClient('streams SDK: processing-time windows', () => {
     )
 
     await alignTo(1000, 150)
-    await h.push('win-tumb', 'p1', [{ v: 1 }, { v: 2 }, { v: 4 }, { v: 8 }])
-    await h.push('win-tumb', 'p2', [{ v: 16 }, { v: 32 }])
+    await h().push('win-tumb', 'p1', [{ v: 1 }, { v: 2 }, { v: 4 }, { v: 8 }])
+    await h().push('win-tumb', 'p2', [{ v: 16 }, { v: 32 }])
     await sleep(1000)
     await alignTo(1000, 150)
-    await h.push('win-tumb', 'p1', [{ v: 64 }, { v: 128 }, { v: 256 }])
+    await h().push('win-tumb', 'p1', [{ v: 64 }, { v: 128 }, { v: 256 }])
 
     const totals: WindowTotals = {}
     for (const [partition, count] of [
       ['p1', 7],
       ['p2', 2],
     ] as const) {
-      for (const m of await readPartition(h, 'win-tumb', partition, count)) {
+      for (const m of await readPartition(h(), 'win-tumb', partition, count)) {
         addTo(totals, `${partition}@${at(Math.floor(createdAtMs(m) / 1000) * 1000)}`, m.data.v)
       }
     }
@@ -115,18 +106,19 @@ describeWithClient('streams SDK: processing-time windows', () => {
   })
 
   it('idle flush: a window closes after its end although no new event arrives', async () => {
-    await h.createQueue('win-idle')
+    await h().createQueue('win-idle')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('win-idle'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('win-idle'))
         .windowTumbling({ seconds: 1, idleFlushMs: 200 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
       { queryId: 'win-idle' },
     )
     await alignTo(1000, 150)
-    await h.push('win-idle', 'p1', [{ v: 3 }, { v: 5 }, { v: 7 }])
-    const pushed = await readPartition(h, 'win-idle', 'p1', 3)
+    await h().push('win-idle', 'p1', [{ v: 3 }, { v: 5 }, { v: 7 }])
+    const pushed = await readPartition(h(), 'win-idle', 'p1', 3)
     const start = Math.floor(createdAtMs(pushed[0]!) / 1000) * 1000
 
     await waitFor('the window to close on idle', () => emits.length >= 1, { streams: [stream], timeoutMs: 5000 })
@@ -138,23 +130,24 @@ describeWithClient('streams SDK: processing-time windows', () => {
   })
 
   it('without idle flush, a window stays open until a later event of the partition passes its end', async () => {
-    await h.createQueue('win-noidle')
+    await h().createQueue('win-noidle')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('win-noidle'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('win-noidle'))
         .windowTumbling({ seconds: 1, idleFlushMs: 0 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
       { queryId: 'win-noidle' },
     )
     await alignTo(1000, 150)
-    await h.push('win-noidle', 'p1', [{ v: 2 }, { v: 9 }])
+    await h().push('win-noidle', 'p1', [{ v: 2 }, { v: 9 }])
     await waitForProcessed(stream, 2)
     await sleep(1500)
     expect(emits).toEqual([])
 
-    await h.push('win-noidle', 'p1', [{ v: 100 }])
-    const pushed = await readPartition(h, 'win-noidle', 'p1', 3)
+    await h().push('win-noidle', 'p1', [{ v: 100 }])
+    const pushed = await readPartition(h(), 'win-noidle', 'p1', 3)
     const first = Math.floor(createdAtMs(pushed[0]!) / 1000) * 1000
     await waitFor('the later event to close the first window', () => emits.length >= 1, { streams: [stream] })
     await sleep(500)
@@ -164,22 +157,23 @@ describeWithClient('streams SDK: processing-time windows', () => {
   })
 
   it('sliding: each event is counted in exactly size/slide windows', async () => {
-    await h.createQueue('win-slide')
+    await h().createQueue('win-slide')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('win-slide'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('win-slide'))
         .windowSliding({ size: 2, slide: 1, idleFlushMs: 250 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
       { queryId: 'win-slide' },
     )
     await alignTo(1000, 150)
-    await h.push('win-slide', 'p1', [{ v: 1 }, { v: 2 }, { v: 4 }])
+    await h().push('win-slide', 'p1', [{ v: 1 }, { v: 2 }, { v: 4 }])
     await sleep(2000)
     await alignTo(1000, 150)
-    await h.push('win-slide', 'p1', [{ v: 8 }, { v: 16 }, { v: 32 }])
+    await h().push('win-slide', 'p1', [{ v: 8 }, { v: 16 }, { v: 32 }])
 
-    const pushed: PoppedMessage[] = await readPartition(h, 'win-slide', 'p1', 6)
+    const pushed: PoppedMessage[] = await readPartition(h(), 'win-slide', 'p1', 6)
     const totals: WindowTotals = {}
     for (const m of pushed) {
       for (const start of windowsContaining(createdAtMs(m), 2000, 1000)) addTo(totals, at(start), m.data.v)
@@ -197,10 +191,11 @@ describeWithClient('streams SDK: processing-time windows', () => {
   })
 
   it('session: events of a key within the gap form one session; a longer silence starts a new one', async () => {
-    await h.createQueue('win-sess')
+    await h().createQueue('win-sess')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('win-sess'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('win-sess'))
         .keyBy((m: any) => m.data.user)
         .windowSession({ gap: 1, idleFlushMs: 250 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
@@ -220,17 +215,17 @@ describeWithClient('streams SDK: processing-time windows', () => {
       { user: 'a', v: 128 },
     ]
     for (const payload of first) {
-      await h.push('win-sess', 'p1', [payload])
+      await h().push('win-sess', 'p1', [payload])
       await sleep(150)
     }
     await sleep(2500)
     for (const payload of second) {
-      await h.push('win-sess', 'p1', [payload])
+      await h().push('win-sess', 'p1', [payload])
       await sleep(150)
     }
 
     // Sessions per key from the broker's createdAt: a gap above 1000 ms closes a session.
-    const pushed = await readPartition(h, 'win-sess', 'p1', first.length + second.length)
+    const pushed = await readPartition(h(), 'win-sess', 'p1', first.length + second.length)
     const sessions: { window: string; count: number; sum: number }[] = []
     for (const user of ['a', 'b']) {
       let open: { start: number; last: number; count: number; sum: number } | undefined
@@ -258,23 +253,24 @@ describeWithClient('streams SDK: processing-time windows', () => {
   })
 
   it('cron every second: windows align to whole UTC seconds and emit once each', async () => {
-    await h.createQueue('win-cron')
+    await h().createQueue('win-cron')
     const { emits, sink } = recorder()
-    const stream = await h.run(
-      h.Stream.from(h.queen.queue('win-cron'))
+    const stream = await h().run(
+      h()
+        .Stream.from(h().queen.queue('win-cron'))
         .windowCron({ every: 'second', idleFlushMs: 250 })
         .aggregate({ count: () => 1, sum: (d: any) => d.v })
         .foreach(sink),
       { queryId: 'win-cron' },
     )
     await alignTo(1000, 150)
-    await h.push('win-cron', 'p1', [{ v: 5 }, { v: 6 }])
+    await h().push('win-cron', 'p1', [{ v: 5 }, { v: 6 }])
     await sleep(1000)
     await alignTo(1000, 150)
-    await h.push('win-cron', 'p1', [{ v: 7 }])
+    await h().push('win-cron', 'p1', [{ v: 7 }])
 
     const totals: WindowTotals = {}
-    for (const m of await readPartition(h, 'win-cron', 'p1', 3)) {
+    for (const m of await readPartition(h(), 'win-cron', 'p1', 3)) {
       const t = createdAtMs(m)
       addTo(totals, at(t - (t % 1000)), m.data.v)
     }
