@@ -159,37 +159,47 @@ async function prepareSchema(config: DatabaseConfig, settings: PoolSettings, log
   }
 }
 
+/** An opened database: its pool, the settings of dedicated connections, and a schema apply still owed. */
+interface OpenedDatabase {
+  pool: pg.Pool
+  connection: pg.ClientConfig
+  embedded?: EmbeddedPostgres
+  /** Set when the schema apply was deferred (PostgreSQL unreachable at boot): the retry to run. */
+  deferredSchema?: () => Promise<void>
+}
+
+/** A test broker's database: given, schema installed. */
+function givenDatabase(connection: pg.ClientConfig, config: DatabaseConfig): OpenedDatabase {
+  return { pool: new pg.Pool({ ...connection, max: config.pg.poolSize }), connection }
+}
+
+/** The configured server (embedded or PG_HOST), its schema applied or deferred. */
+async function configuredDatabase(config: DatabaseConfig, log: Logger): Promise<OpenedDatabase> {
+  const { settings, embedded } = await openServer(config, log)
+  let deferredSchema: (() => Promise<void>) | undefined
+  try {
+    if (!embedded) await describeServer(settings, log)
+    await prepareSchema(config, settings, log)
+  } catch (error) {
+    if (error instanceof BootError || classifyPgError(error) !== 'unavailable') {
+      await embedded?.stop()
+      throw error instanceof BootError
+        ? error
+        : new BootError(`schema apply failed: ${(error as Error).message}`, 2, { cause: error })
+    }
+    log.warn({ err: error }, 'schema deferred')
+    deferredSchema = () => prepareSchema(config, settings, log)
+  }
+  return { pool: createPool(settings), connection: clientConfig(settings), embedded, deferredSchema }
+}
+
 async function databasePart(app: FastifyInstance, options: DatabasePartOptions): Promise<void> {
   const { config, log } = options
-  let settings: PoolSettings
-  let embedded: EmbeddedPostgres | undefined
-  let schemaReady = true
-  if (options.connection) {
-    settings = { ...(options.connection as PoolSettings), poolSize: config.pg.poolSize }
-  } else {
-    const opened = await openServer(config, log)
-    settings = opened.settings
-    embedded = opened.embedded
-    try {
-      if (!embedded) await describeServer(settings, log)
-      await prepareSchema(config, settings, log)
-    } catch (error) {
-      if (error instanceof BootError || classifyPgError(error) !== 'unavailable') {
-        await embedded?.stop()
-        throw error instanceof BootError
-          ? error
-          : new BootError(`schema apply failed: ${(error as Error).message}`, 2, { cause: error })
-      }
-      log.warn({ err: error }, 'schema deferred')
-      schemaReady = false
-    }
-  }
-
-  const pool = options.connection
-    ? new pg.Pool({ ...options.connection, max: config.pg.poolSize })
-    : createPool(settings)
+  const { pool, connection, embedded, deferredSchema } = options.connection
+    ? givenDatabase(options.connection, config)
+    : await configuredDatabase(config, log)
+  let schemaReady = deferredSchema === undefined
   pool.on('error', (error) => log.warn({ err: error }, 'database connection lost'))
-  const connection = options.connection ?? clientConfig(settings)
   const health = new HealthProbe(connection)
 
   const waiting: (() => Promise<void> | void)[] = []
@@ -198,9 +208,9 @@ async function databasePart(app: FastifyInstance, options: DatabasePartOptions):
     schemaReady = true
     for (const start of waiting.splice(0)) await start()
   }
-  if (!schemaReady) {
+  if (deferredSchema) {
     const again = () => {
-      prepareSchema(config, settings, log)
+      deferredSchema()
         .then(becomeReady)
         .catch((error: unknown) => {
           if (error instanceof BootError) log.fatal({ err: error }, 'schema check failed')
