@@ -3,6 +3,7 @@
  * rule, and every route family. The other parts (src/broker/parts/) register before the HTTP part; the
  * routes read them through `app.broker` at request time.
  */
+import { tenancyGate } from './http/tenant.js'
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -67,6 +68,8 @@ function httpPart(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
+  // Tenancy (operations.md 14.1): tenant routes need the header, operator-only routes refuse it.
+  app.addHook('onRequest', tenancyGate)
   // While draining, every answer closes its connection so the listener can finish (operations.md 5.1).
   app.addHook('onSend', async (_request, reply) => {
     if (services.state.phase === 'draining') void reply.header('Connection', 'close')

@@ -41,6 +41,7 @@ export type EngineConfig = Pick<
   | 'pg'
   | 'jobs'
   | 'log'
+  | 'tenancy'
 >
 
 /** Push batches in flight at once over disjoint partitions (bench/README.md: 2 lanes beat 1 and 4). */

@@ -1,9 +1,53 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+/** A tenant name as the tenancy header must carry it (operations.md 14.1). */
+const TENANT_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
+
+/** Routes only an operator may call: a request naming a tenant is refused on them. */
+const OPERATOR_PREFIXES = ['/api/v1/system/', '/internal/']
+const OPERATOR_ROUTES = new Set(['/metrics', '/metrics/prometheus'])
+
+/** The configured tenancy header, lowercased as Node stores incoming names; undefined = single tenant. */
+function tenancyHeaderOf(request: FastifyRequest): string | undefined {
+  return request.server.broker.config.tenancy.header?.toLowerCase()
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
 
 /**
- * The tenant a request acts for. Single-tenant brokers use the tenant `""`; the tenancy header
- * (operations.md section 14) will set it per request.
+ * The tenant a request acts for: the tenancy header's value when `QUEEN_TENANCY_HEADER` is set (the gate
+ * below has already checked it), `""` on a single-tenant broker.
  */
-export function tenantOf(_request: FastifyRequest): string {
-  return ''
+export function tenantOf(request: FastifyRequest): string {
+  const name = tenancyHeaderOf(request)
+  if (name === undefined) return ''
+  return headerValue(request, name) ?? ''
+}
+
+/**
+ * The tenancy gate (an onRequest hook). Decided on the routed path, so `//` or `..` cannot dodge it:
+ * tenant routes need a valid header, operator-only routes refuse one, everything else ignores it.
+ */
+export async function tenancyGate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const configured = request.server.broker.config.tenancy.header
+  if (configured === undefined) return
+  const route = request.routeOptions.url
+  if (route === undefined) return
+  const value = headerValue(request, configured.toLowerCase())
+  if (OPERATOR_ROUTES.has(route) || OPERATOR_PREFIXES.some((prefix) => route.startsWith(prefix))) {
+    if (value !== undefined) await reply.code(403).send({ error: 'operator-only route', code: 'QUEEN_ERR_FORBIDDEN' })
+    return
+  }
+  if (!route.startsWith('/api/') && !route.startsWith('/streams/')) return
+  if (value === undefined || value === '') {
+    await reply.code(400).send({ error: `${configured} header is required`, code: 'QUEEN_ERR_VALIDATION' })
+  } else if (!TENANT_PATTERN.test(value)) {
+    await reply.code(400).send({
+      error: `${configured} header is invalid: use 1 to 64 letters, digits, '.', '_' or '-'`,
+      code: 'QUEEN_ERR_VALIDATION',
+    })
+  }
 }
