@@ -36,3 +36,20 @@ export async function confirmAction(options: ConfirmOptions): Promise<void> {
   }
   throw new UserError(`not confirmed: did not ${options.action}`, { exitCode: EXIT.user, code: 'not_confirmed' })
 }
+
+/**
+ * The confirmation of a delete (cli.md section 6): like confirmAction, but on a terminal the user types
+ * the resource's name instead of y.
+ */
+export async function confirmByName(options: ConfirmOptions & { name: string }): Promise<void> {
+  if (options.yes) return
+  if (process.stdin.isTTY !== true) return confirmAction(options)
+  const prompt = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    const answer = (await prompt.question(`${options.question} Type ${options.name} to confirm: `)).trim()
+    if (answer === options.name) return
+  } finally {
+    prompt.close()
+  }
+  throw new UserError(`not confirmed: did not ${options.action}`, { exitCode: EXIT.user, code: 'not_confirmed' })
+}

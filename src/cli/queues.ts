@@ -1,0 +1,70 @@
+/** Shapes and columns of the queue routes (http-api.md section 6) shared by the queue and partition commands. */
+import type { Column } from './output.js'
+
+/** One row of GET /api/v1/resources/queues. */
+export interface QueueRow {
+  id: string
+  name: string
+  namespace: string
+  task: string
+  createdAt: string
+  partitions: number
+  messages: { total: number; pending: number; processing: number }
+}
+
+export const QUEUE_COLUMNS: Column<QueueRow>[] = [
+  { header: 'NAME', value: (row) => row.name },
+  { header: 'PARTITIONS', value: (row) => row.partitions },
+  { header: 'PENDING', value: (row) => row.messages.pending },
+  { header: 'PROCESSING', value: (row) => row.messages.processing },
+  { header: 'TOTAL', value: (row) => row.messages.total },
+  { header: 'NAMESPACE', value: (row) => row.namespace, wide: true },
+  { header: 'TASK', value: (row) => row.task, wide: true },
+  { header: 'CREATED', value: (row) => row.createdAt, wide: true },
+]
+
+/** Counters of a partition or queue. */
+export interface MessageCounters {
+  total: number
+  pending: number
+  processing: number
+  completed: number
+  failed: number
+  deadLetter: number
+}
+
+/** One partition of GET /api/v1/resources/queues/:queue. */
+export interface PartitionDetail {
+  id: string
+  name: string
+  createdAt: string
+  stats: MessageCounters
+  oldestMessage: string | null
+  newestMessage: string | null
+}
+
+/** GET /api/v1/resources/queues/:queue. */
+export interface QueueDetail {
+  id: string
+  name: string
+  namespace: string
+  task: string
+  createdAt: string
+  partitions: PartitionDetail[]
+  totals: MessageCounters
+  options: Record<string, unknown>
+}
+
+export const PARTITION_COLUMNS: Column<PartitionDetail>[] = [
+  { header: 'PARTITION', value: (row) => row.name },
+  { header: 'PENDING', value: (row) => row.stats.pending },
+  { header: 'PROCESSING', value: (row) => row.stats.processing },
+  { header: 'COMPLETED', value: (row) => row.stats.completed },
+  { header: 'FAILED', value: (row) => row.stats.failed, wide: true },
+  { header: 'DLQ', value: (row) => row.stats.deadLetter, wide: true },
+  { header: 'OLDEST', value: (row) => row.oldestMessage, wide: true },
+  { header: 'NEWEST', value: (row) => row.newestMessage, wide: true },
+  { header: 'ID', value: (row) => row.id, wide: true },
+]
+
+export const queuePath = (queue: string) => `/api/v1/resources/queues/${encodeURIComponent(queue)}`

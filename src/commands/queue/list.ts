@@ -1,0 +1,31 @@
+import { Flags } from '@oclif/core'
+import { HttpCommand } from '../../cli/http-command.js'
+import { QUEUE_COLUMNS, type QueueRow } from '../../cli/queues.js'
+
+export default class QueueList extends HttpCommand {
+  static override summary = 'List queues with their partition and message counts'
+  static override description =
+    'GET /api/v1/resources/queues. -o wide adds namespace, task and creation time; -o json prints the rows.'
+
+  static override aliases = ['queue:ls']
+  static override hiddenAliases = ['q:list', 'q:ls', 'queues']
+
+  static override examples = ['<%= config.bin %> queue list', '<%= config.bin %> q ls --namespace billing -o wide']
+
+  static override flags = {
+    search: Flags.string({ description: 'only queues whose name contains this text' }),
+    namespace: Flags.string({ description: 'only queues of this namespace' }),
+    task: Flags.string({ description: 'only queues of this task' }),
+  }
+
+  async run(): Promise<QueueRow[]> {
+    const { flags } = await this.parse(QueueList)
+    const out = this.output(flags)
+    const client = await this.httpClient(flags)
+    const answer = await client.get<{ queues: QueueRow[] }>('/api/v1/resources/queues', {
+      query: { search: flags.search, namespace: flags.namespace, task: flags.task },
+    })
+    out.list(answer.queues, QUEUE_COLUMNS)
+    return answer.queues
+  }
+}

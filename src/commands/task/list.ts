@@ -1,0 +1,24 @@
+import { HttpCommand } from '../../cli/http-command.js'
+import { groupedColumns, groupedRows, type GroupedResourceRow } from '../../cli/resource-listing.js'
+
+export default class TaskList extends HttpCommand {
+  static override summary = 'List the tasks with their queues, partitions and messages'
+  static override description = 'Reads GET /api/v1/resources/tasks of the broker.'
+  static override aliases = ['task:ls']
+  static override examples = [
+    '<%= config.bin %> task list',
+    '<%= config.bin %> task list --server https://queen.example.com --output json',
+  ]
+
+  async run(): Promise<GroupedResourceRow[]> {
+    const { flags } = await this.parse(TaskList)
+    const out = this.output(flags)
+    const client = await this.httpClient(flags)
+    const answer = await client.get<{
+      tasks: { task: string; queues: number; partitions: number; messages: { total: number; pending: number } }[]
+    }>('/api/v1/resources/tasks')
+    const rows = groupedRows(answer.tasks, 'task')
+    out.list(rows, groupedColumns('TASK'))
+    return rows
+  }
+}
