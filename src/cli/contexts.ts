@@ -1,7 +1,7 @@
 /**
  * The contexts file (cli.md 3.1), compatible with the Go CLI's `~/.queen/config.yaml`, and the
- * resolution of server, token, tenant and TLS settings (cli.md 3.2). Read-only for now: unknown keys are
- * kept in the parsed types so a later writer can preserve them.
+ * resolution of server, token, tenant and TLS settings (cli.md 3.2). Unknown keys are kept in the parsed
+ * types; contexts-writer.ts edits the file as a YAML document so they survive a write.
  */
 import { readFile } from 'node:fs/promises'
 import os from 'node:os'
