@@ -9,7 +9,7 @@ export const ADAPTER_NAMES = ['ours', 'ceiling', 'pg-boss', 'rabbitmq'] as const
 export type AdapterName = (typeof ADAPTER_NAMES)[number]
 
 /** Scenario ids, as given to `--scenarios`. */
-export const SCENARIO_IDS = ['push-1', 'push-100', 'drain', 'fanout', 'e2e', 'partitions'] as const
+export const SCENARIO_IDS = ['push-1', 'push-100', 'drain', 'fanout', 'e2e', 'partitions', 'cli-push'] as const
 /** A scenario of `--scenarios`, or the soak that `--soak` adds. */
 export type ScenarioId = (typeof SCENARIO_IDS)[number] | 'soak'
 
@@ -103,6 +103,8 @@ export interface Adapter {
   supports(scenario: ScenarioId): boolean
   /** Pid whose process tree is "the broker" for CPU and RSS, when the system runs as its own process. */
   brokerPid(): number | undefined
+  /** The broker's HTTP base URL, for scenarios that drive it through `queenctl` (cli-push); ours only. */
+  serverUrl?(): string
   openQueue(spec: QueueSpec): Promise<BenchQueue>
   stop(): Promise<void>
 }

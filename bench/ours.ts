@@ -201,6 +201,10 @@ export class OursAdapter implements Adapter {
     return this.broker.pid
   }
 
+  serverUrl(): string {
+    return this.broker.url
+  }
+
   openQueue(spec: QueueSpec): Promise<BenchQueue> {
     return Promise.resolve(new OursQueue(this.client, spec))
   }

@@ -142,8 +142,9 @@ export class PgBossAdapter implements Adapter {
   }
 
   supports(scenario: ScenarioId): boolean {
-    // pg-boss has no partitions; every other scenario has a pg-boss equivalent.
-    return scenario !== 'partitions'
+    // pg-boss has no partitions; cli-push measures queenctl, which only talks to ours; every other scenario
+    // has a pg-boss equivalent.
+    return scenario !== 'partitions' && scenario !== 'cli-push'
   }
 
   brokerPid(): number | undefined {

@@ -253,7 +253,8 @@ export class RabbitAdapter implements Adapter {
   }
 
   supports(scenario: ScenarioId): boolean {
-    return scenario !== 'partitions'
+    // cli-push measures queenctl, which only talks to ours.
+    return scenario !== 'partitions' && scenario !== 'cli-push'
   }
 
   brokerPid(): number | undefined {

@@ -132,7 +132,10 @@ export function renderMarkdown(report: BenchReport): string {
   }
   lines.push('', 'Scenarios:', '')
   for (const spec of report.scenarios) {
-    lines.push(`- ${spec.id}: ${spec.title}${spec.quickNote ? ` (quick mode: ${spec.quickNote})` : ''}`)
+    const cliRss = report.results.filter((r) => r.scenario === spec.id && r.cliRssMb !== undefined)
+    const rssNote =
+      cliRss.length > 0 ? `; queenctl peak RSS ${cliRss.map((r) => num(r.cliRssMb, 1)).join(', ')} MB` : ''
+    lines.push(`- ${spec.id}: ${spec.title}${spec.quickNote ? ` (quick mode: ${spec.quickNote})` : ''}${rssNote}`)
   }
   const failures = report.results.filter(
     (r) => r.errors > 0 || r.lost > 0 || r.duplicates > 0 || r.unexpected > 0 || r.refused > 0,

@@ -132,6 +132,7 @@ function summary(result: ScenarioResult): string {
     `req p50/p99 ${f(result.requestP50Ms)}/${f(result.requestP99Ms)} ms`,
     result.e2eP50Ms === undefined ? '' : `e2e p50/p99 ${f(result.e2eP50Ms)}/${f(result.e2eP99Ms)} ms`,
     result.brokerRssMb === undefined ? '' : `rss ${f(result.brokerRssMb)} MB`,
+    result.cliRssMb === undefined ? '' : `queenctl rss ${f(result.cliRssMb)} MB`,
     `lost ${result.lost} dup ${result.duplicates}${result.errors ? ` errors ${result.errors}` : ''}`,
   ]
     .filter(Boolean)

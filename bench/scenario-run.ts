@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { makeMessage, type Adapter, type AdapterName, type AdapterRole, type BenchQueue } from './adapter.js'
+import { CLI_PRODUCER, runCliPush, writeCliPushInput, type CliPushRun } from './cli-push.js'
 import { Ledger } from './ledger.js'
 import { openLoop } from './load.js'
 import { cpuBetween, cpuSnapshot, Latencies, sleep, treeRssBytes, type CpuSnapshot } from './measure.js'
@@ -42,6 +43,8 @@ export interface ScenarioResult {
   e2eMaxMs?: number
   brokerRssMb?: number
   brokerRssMaxMb?: number
+  /** Peak RSS of the `queenctl push` process (cli-push), MB. */
+  cliRssMb?: number
   /** CPU seconds per 100 000 messages. */
   brokerCpuPer100k?: number
   pgCpuPer100k?: number
@@ -217,7 +220,12 @@ export async function runScenario(
   settings: RunSettings,
 ): Promise<ScenarioResult> {
   const tag = `b_${spec.id}_${adapter.name}_r${run}_${randomBytes(3).toString('hex')}`
-  const groups = spec.kind === 'push' ? ['readback'] : spec.groups > 0 ? groupNames(spec.groups) : [QUEUE_MODE]
+  const groups =
+    spec.kind === 'push' || spec.kind === 'cli'
+      ? ['readback']
+      : spec.groups > 0
+        ? groupNames(spec.groups)
+        : [QUEUE_MODE]
   const state = new RunState(groups)
   const queue = await adapter.openQueue({
     name: tag,
@@ -230,6 +238,7 @@ export async function runScenario(
   let end: CpuSnapshot
   let messages: number
   let seconds: number
+  let cliRssMb: number | undefined
   try {
     const t0 = performance.now()
     if (spec.kind === 'push') {
@@ -247,6 +256,31 @@ export async function runScenario(
       )
       messages = state.windowAccepted
       seconds = settings.windowMs / 1000
+    } else if (spec.kind === 'cli') {
+      const url = adapter.serverUrl?.()
+      if (url === undefined) throw new Error(`${spec.id} needs the broker's URL: only ours runs it`)
+      // The input is written before the measurement: only the queenctl process is measured.
+      const input = await writeCliPushInput(spec, tag)
+      let cli: CliPushRun
+      try {
+        start = cpuSnapshot(watched)
+        cli = await runCliPush(url, tag, input, spec)
+        const after = cpuSnapshot(watched)
+        // queenctl is the load generator here: its CPU joins this process's.
+        end = { ...after, bench: after.bench + cli.cpuSeconds }
+      } finally {
+        await input.dispose()
+      }
+      cliRssMb = cli.maxRssMb
+      recordCliPush(state, input.messages, cli)
+      state.producersDone = true
+      await queue.readBack(
+        (producer, seq) => state.ledger.receive('readback', producer, seq),
+        () => state.ledger.complete(),
+        performance.now() + settings.drainTimeoutMs,
+      )
+      messages = state.ledger.accepted
+      seconds = cli.wallMs / 1000
     } else if (spec.kind === 'drain') {
       // The prefill is not measured (window closed), and end-to-end latency of prefilled messages means nothing.
       state.windowStart = Number.POSITIVE_INFINITY
@@ -314,6 +348,7 @@ export async function runScenario(
     e2eMaxMs,
     brokerRssMb: rss.last === undefined ? undefined : rss.last / 1024 / 1024,
     brokerRssMaxMb: rss.max === undefined ? undefined : rss.max / 1024 / 1024,
+    cliRssMb,
     brokerCpuPer100k: per100k(cpu.broker),
     pgCpuPer100k: per100k(cpu.pg),
     benchCpuPer100k: per100k(cpu.bench),
@@ -330,6 +365,18 @@ export async function runScenario(
     errorSample: state.errorSample,
     lostSample: check.lostSample,
   }
+}
+
+/**
+ * The ledger entries of a cli-push run: every line accepted unless its item failed (the result lists the
+ * first failures by line) or the command stopped before printing its result.
+ */
+function recordCliPush(state: RunState, messages: number, cli: CliPushRun): void {
+  const failedLines = new Set(cli.result?.failures.map((failure) => failure.line) ?? [])
+  for (let seq = 0; seq < messages; seq++) {
+    state.ledger.send(CLI_PRODUCER, seq, cli.result !== undefined && !failedLines.has(seq + 1))
+  }
+  if (cli.exitCode !== 0) state.error('queenctl push', `exit ${cli.exitCode}: ${cli.stderr}`)
 }
 
 function groupNames(count: number): string[] {

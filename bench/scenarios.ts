@@ -10,8 +10,10 @@ import type { ScenarioId } from './adapter.js'
  * - `drain`: `messages` are stored first (not measured), then consumers pop + ack until all are received.
  * - `flow`: producers and consumers at once; producers send `messages` as fast as they can (closed loop),
  *   or at `ratePerSecond` for warm-up + window (open loop), and consumers receive until all are delivered.
+ * - `cli`: `messages` written to an NDJSON file, pushed by one `queenctl push --file` process with
+ *   `--batch pushBatch` (cli-push.ts); then everything stored is read back.
  */
-export type ScenarioKind = 'push' | 'drain' | 'flow'
+export type ScenarioKind = 'push' | 'drain' | 'flow' | 'cli'
 
 /** One scenario. */
 export interface ScenarioSpec {
@@ -134,6 +136,22 @@ export function scenarioSpecs(quick: boolean): ScenarioSpec[] {
       popWaitMs: 1000,
       messages: manyPartitions * 10,
       quickNote: quick ? '1 000 partitions (10 000 messages) instead of 10 000 (100 000)' : undefined,
+    },
+    {
+      id: 'cli-push',
+      title: 'queenctl push of an NDJSON file, --batch 100, one process (start-up included)',
+      kind: 'cli',
+      producers: 1,
+      pushBatch: 100,
+      partitions: 16,
+      spreadPartitions: false,
+      groups: 0,
+      consumersPerGroup: 0,
+      popBatch: 100,
+      partitionsPerPop: 1,
+      popWaitMs: 1000,
+      messages: quick ? 20_000 : 50_000,
+      quickNote: quick ? '20 000 messages instead of 50 000' : undefined,
     },
   ]
 }

@@ -42,6 +42,11 @@ export interface RequestOptions {
    * `/metrics`) refuse a request carrying it with 403, so their callers pass false.
    */
   tenant?: boolean
+  /**
+   * Aborts the request (a `tail` stopped by Ctrl-C): the fetch rejects with the signal's reason, which is
+   * rethrown unchanged and never retried.
+   */
+  signal?: AbortSignal
 }
 
 /** A failed request, with the HTTP status when the broker answered. */
@@ -255,7 +260,9 @@ export class HttpClient {
       const retryNote = (): string =>
         attempt < attempts ? ` (retry ${attempt}/${attempts - 1} in ${delays[attempt - 1]} ms)` : ''
       try {
-        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+        const timeout = AbortSignal.timeout(timeoutMs)
+        const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout
+        const response = await fetch(url, { ...init, signal })
         const body = parseBody(await response.text())
         this.trace(`${method} ${url.href} ${response.status} ${Date.now() - started}ms`)
         failure = answerError(response.status, body, context)
@@ -264,6 +271,7 @@ export class HttpClient {
         this.trace(`${method} ${url.href} will be retried${retryNote()}`)
       } catch (error) {
         if (error instanceof HttpRequestError) throw error
+        if (options.signal?.aborted) throw error
         const timedOut = (error as Error).name === 'TimeoutError'
         const reason = timedOut ? `timeout after ${timeoutMs} ms` : networkReason(error)
         this.trace(`${method} ${url.href} ${reason} ${Date.now() - started}ms${retryNote()}`)

@@ -1,0 +1,31 @@
+/**
+ * `queenctl lease extend` (cli.md 9.8, http-api.md 5.7). Never retried, like every write but a push.
+ */
+import { EXIT, UserError } from './errors.js'
+import type { HttpClient } from './http-client.js'
+
+/** The answer of a lease extension (the one item of the broker's array). */
+export interface LeaseExtension {
+  leaseId: string
+  success: boolean
+  error: string | null
+  expiresAt: string | null
+}
+
+/** `POST /api/v1/lease/:leaseId/extend`; an unknown or expired lease is a UserError (exit 2). */
+export async function extendLease(client: HttpClient, leaseId: string, seconds: number): Promise<LeaseExtension> {
+  const answer = await client.post<LeaseExtension[]>(
+    `/api/v1/lease/${encodeURIComponent(leaseId)}/extend`,
+    { seconds },
+    { retry: false },
+  )
+  const item = Array.isArray(answer) ? answer[0] : undefined
+  if (item?.success !== true) {
+    throw new UserError(`lease ${leaseId} was not renewed: ${item?.error ?? 'no answer'}`, {
+      exitCode: EXIT.server,
+      code: 'lease_not_renewed',
+      hint: 'a lease lives until its messages are acked or it expires; pop again for a new one',
+    })
+  }
+  return item
+}

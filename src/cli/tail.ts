@@ -1,0 +1,126 @@
+/**
+ * The consume loop of `queenctl tail` (cli.md 9.8): pop, print each message, and with `ack` acknowledge
+ * the printed batch (one `ack/batch` request after its lines are written, so a message is never acked
+ * before it was printed). Without `follow` it stops at the first empty answer; with it, it long-polls
+ * until `limit` messages, `idleMs` without any, or the stop signal (Ctrl-C), which aborts only a parked
+ * long-poll: a batch being printed or acked is finished first.
+ */
+import { ackItems, type AckFailure, type AckOutcome } from './ack.js'
+import { popOnce, type PoppedRow, type PopTarget } from './pop.js'
+import type { HttpClient } from './http-client.js'
+
+/** Long-poll of one pop while following: short enough that `--idle` and Ctrl-C are honoured promptly. */
+const FOLLOW_POLL_MS = 10_000
+
+/** Pause after an empty answer that came back at once (a leased partition), so a follow does not spin. */
+const EMPTY_RETRY_MS = 1000
+
+/** Settings of one tail. */
+export interface TailOptions extends PopTarget {
+  consumerGroup: string
+  batch: number
+  maxPartitions?: number
+  /** Stop after this many messages. */
+  limit?: number
+  follow: boolean
+  ack: boolean
+  fromMode?: string
+  since?: string
+  /** Stop after this long without a message (implies waiting for messages). */
+  idleMs?: number
+  /** Writes the rows of one pop (NDJSON). */
+  print: (rows: readonly PoppedRow[]) => void
+  onAckFailure?: (failure: AckFailure) => void
+  /** Shown once per kind when a pop comes back empty with a reason (a leased partition). */
+  onNote?: (note: string) => void
+  /** Ctrl-C: stop after the current batch. */
+  stop: AbortSignal
+}
+
+/** Why the loop ended. */
+export type TailEnd = 'drained' | 'limit' | 'idle' | 'interrupted'
+
+/** What a tail did. */
+export interface TailResult {
+  printed: number
+  acked: number
+  ackFailed: number
+  end: TailEnd
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+/** Runs the loop; resolves when it ends (never rejects on Ctrl-C). */
+export async function tail(client: HttpClient, options: TailOptions): Promise<TailResult> {
+  const result: TailResult = { printed: 0, acked: 0, ackFailed: 0, end: 'drained' }
+  const acks: AckOutcome = { ok: 0, failed: 0, failures: [] }
+  const waiting = options.follow || options.idleMs !== undefined
+  const notes = new Set<string>()
+  let lastMessageAt = Date.now()
+  for (;;) {
+    if (options.stop.aborted) {
+      result.end = 'interrupted'
+      break
+    }
+    const remaining = options.limit === undefined ? options.batch : options.limit - result.printed
+    if (remaining <= 0) {
+      result.end = 'limit'
+      break
+    }
+    const idleLeft = options.idleMs === undefined ? Infinity : options.idleMs - (Date.now() - lastMessageAt)
+    if (idleLeft <= 0) {
+      result.end = 'idle'
+      break
+    }
+    const waitMs = waiting ? Math.max(1, Math.min(FOLLOW_POLL_MS, idleLeft)) : 0
+    const started = Date.now()
+    let answer
+    try {
+      answer = await popOnce(client, {
+        ...options,
+        batch: Math.min(options.batch, remaining),
+        waitMs,
+        signal: options.stop,
+      })
+    } catch (error) {
+      if (options.stop.aborted) {
+        result.end = 'interrupted'
+        break
+      }
+      throw error
+    }
+    if (answer.kind === 'empty') {
+      if (!waiting) break
+      if (answer.note && !notes.has(answer.note)) {
+        notes.add(answer.note)
+        options.onNote?.(answer.note)
+      }
+      if (Date.now() - started < waitMs / 2) await pause(Math.min(EMPTY_RETRY_MS, idleLeft), options.stop)
+      continue
+    }
+    options.print(answer.rows)
+    result.printed += answer.rows.length
+    lastMessageAt = Date.now()
+    if (options.ack) {
+      const items = answer.rows.map((row) => ({
+        transactionId: row.transactionId,
+        partitionId: row.partitionId,
+        leaseId: row.leaseId,
+      }))
+      await ackItems(client, items, acks, { consumerGroup: options.consumerGroup, onFailure: options.onAckFailure })
+    }
+  }
+  result.acked = acks.ok
+  result.ackFailed = acks.failed
+  return result
+}

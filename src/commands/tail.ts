@@ -1,0 +1,100 @@
+import { Args, Flags } from '@oclif/core'
+import { EXIT, UserError } from '../cli/errors.js'
+import { parseDurationMs } from '../cli/flags.js'
+import { HttpCommand } from '../cli/http-command.js'
+import { Output } from '../cli/output.js'
+import { ndjsonRows } from '../cli/pop.js'
+import { tail, type TailResult } from '../cli/tail.js'
+
+const DEFAULT_GROUP = 'queenctl-tail'
+
+export default class Tail extends HttpCommand {
+  static override summary = 'Consume a queue in a loop, printing each message as NDJSON'
+  static override description = `Pops from the queue as consumer group --cg (default ${DEFAULT_GROUP}) and prints one NDJSON line per message, the shape of pop and of ack --batch input. Without --follow it stops when nothing more is available; with --follow it long-polls for new messages until --limit messages, --idle without any, or Ctrl-C, which stops cleanly (exit 0) once the batch being printed and acked is done. --ack acknowledges each popped batch after its lines are printed; without it the messages stay leased and are redelivered when the lease expires. Always NDJSON. Exit 4 when nothing was printed (except after Ctrl-C).`
+
+  static override examples = [
+    '<%= config.bin %> tail orders --follow --ack',
+    '<%= config.bin %> tail orders --cg audit --from new --follow',
+    '<%= config.bin %> tail orders --partition eu --limit 100 --ack > eu.ndjson',
+    '<%= config.bin %> tail orders --cg replay --since "2h ago" --idle 30s',
+  ]
+
+  static override args = {
+    queue: Args.string({ description: 'queue to consume', required: true, ignoreStdin: true }),
+  }
+
+  static override flags = {
+    cg: Flags.string({ description: 'consumer group whose cursor the tail advances', default: DEFAULT_GROUP }),
+    partition: Flags.string({ description: 'consume this partition only' }),
+    follow: Flags.boolean({
+      char: 'f',
+      description: 'keep waiting for new messages (until --limit, --idle or Ctrl-C)',
+      default: false,
+    }),
+    limit: Flags.integer({ char: 'n', description: 'stop after this many messages', min: 1 }),
+    batch: Flags.integer({ description: 'messages per pop', default: 100, min: 1, max: 10_000 }),
+    'max-partitions': Flags.integer({
+      description: 'partitions one pop may claim (not with --partition)',
+      default: 1,
+      min: 1,
+      max: 1000,
+    }),
+    ack: Flags.boolean({
+      description: 'acknowledge the messages after printing them (without it they are redelivered later)',
+      default: false,
+    }),
+    from: Flags.string({
+      description: 'where a new consumer group starts: all (the oldest message) or new (only later messages)',
+      options: ['all', 'new'],
+    }),
+    since: Flags.string({
+      description: 'where a new consumer group starts: a time such as "1h ago", 2026-01-31 or RFC 3339',
+    }),
+    idle: Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
+      description: 'stop after this long without a message, e.g. 30s (waits for messages like --follow)',
+    }),
+  }
+
+  /** Always NDJSON: the loop's result is never printed as JSON. */
+  override jsonEnabled(): boolean {
+    return false
+  }
+
+  async run(): Promise<TailResult> {
+    const { args, flags } = await this.parse(Tail)
+    if (flags.json || flags.output === 'json') {
+      throw new UserError('tail always prints NDJSON', { hint: 'use queenctl pop --output json for one array' })
+    }
+    const out = new Output({ format: 'ndjson', color: false, quiet: flags.quiet, headers: false })
+    const client = await this.httpClient(flags)
+    const stop = new AbortController()
+    // The first Ctrl-C stops after the current batch; a second one gets Node's default (exit at once).
+    const onSigint = () => stop.abort()
+    process.once('SIGINT', onSigint)
+    let result: TailResult
+    try {
+      result = await tail(client, {
+        queue: args.queue,
+        partition: flags.partition,
+        consumerGroup: flags.cg,
+        batch: flags.batch,
+        maxPartitions: flags['max-partitions'],
+        limit: flags.limit,
+        follow: flags.follow,
+        ack: flags.ack,
+        fromMode: flags.from,
+        since: flags.since,
+        idleMs: flags.idle,
+        print: (rows) => out.write(ndjsonRows(rows)),
+        onNote: (note) => out.note(note),
+        onAckFailure: (failure) => out.warn(`ack of ${failure.transactionId} failed: ${failure.error}`),
+        stop: stop.signal,
+      })
+    } finally {
+      process.removeListener('SIGINT', onSigint)
+    }
+    if (result.ackFailed > 0) process.exitCode = EXIT.server
+    else if (result.printed === 0 && result.end !== 'interrupted') this.exit(EXIT.noop)
+    return result
+  }
+}
