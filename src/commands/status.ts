@@ -1,17 +1,11 @@
 import { Args } from '@oclif/core'
 import { HttpCommand } from '../cli/http-command.js'
 import { renderDetail, type Column } from '../cli/output.js'
+import type { MessageCounters } from '../cli/queues.js'
 
 /** The parts of GET /api/v1/status this summary shows. */
 interface Overview {
-  messages: {
-    total: number
-    pending: number
-    processing: number
-    completed: number
-    failed: number
-    deadLetter: number
-  }
+  messages: MessageCounters
   queues: { name: string; partitions: number; totalConsumed: number }[]
   leases: { active: number }
   deadLetterQueue: { totalMessages: number }
