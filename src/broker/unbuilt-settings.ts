@@ -17,7 +17,7 @@ export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy' | 
   if (config.tenancy.header !== undefined) {
     problems.push(
       `config error: QUEEN_TENANCY_HEADER=${config.tenancy.header}: tenant isolation is not complete in this ` +
-        'version (acks, leases and several admin routes are not yet scoped by tenant). Unset QUEEN_TENANCY_HEADER',
+        'version (queueless pops, message listings and the server-wide analytics are not yet scoped by tenant). Unset QUEEN_TENANCY_HEADER',
     )
   }
   if (config.tenancy.claim !== undefined) {

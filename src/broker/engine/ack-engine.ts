@@ -27,6 +27,9 @@ export interface AckItem {
   error: string | null
 }
 
+/** An acknowledgement with the tenant it acts for: a partition of another tenant answers "not found". */
+type TenantAckItem = AckItem & { tenant: string }
+
 /** The result of one acknowledgement (http-api.md 4.4, before wire naming). */
 export interface AckOutcome {
   transactionId: string
@@ -71,7 +74,7 @@ export interface AckListener {
 
 /** Applies acknowledgements with group commit. */
 export class AckEngine {
-  private readonly batcher: MicroBatcher<AckItem[], AckOutcome[]>
+  private readonly batcher: MicroBatcher<TenantAckItem[], AckOutcome[]>
 
   private readonly pool: pg.Pool
   private readonly listener: AckListener
@@ -106,7 +109,8 @@ export class AckEngine {
   async ack(tenant: string, items: AckItem[]): Promise<AckOutcome[]> {
     if (items.length === 0) return []
     const mark = this.wakeMarks.wakeMark
-    const outcomes = await this.batcher.submit(items)
+    // Items of several requests (and tenants) fuse into one batch: each carries its tenant to the statement.
+    const outcomes = await this.batcher.submit(items.map((item) => ({ ...item, tenant })))
     for (const outcome of outcomes) {
       if (!outcome.leaseReleased || !outcome.queueName || !outcome.partitionName) continue
       // Nothing behind the lease: a re-check of the parked pops here would be an empty pop (at low rates, one
@@ -142,7 +146,8 @@ export class AckEngine {
   }
 
   /** Runs acks inside a caller's transaction (POST /api/v1/transaction), without batching. */
-  async ackInTransaction(client: pg.ClientBase, items: AckItem[]): Promise<AckOutcome[]> {
+  async ackInTransaction(client: pg.ClientBase, tenant: string, acks: AckItem[]): Promise<AckOutcome[]> {
+    const items = acks.map((item) => ({ ...item, tenant }))
     const outcomes = await this.applyWholeLeases(client, items)
     await this.applyEach(client, items, outcomes, openIndexes(outcomes, 0, items.length))
     return outcomes as AckOutcome[]
@@ -150,7 +155,7 @@ export class AckEngine {
 
   // Whole leases first, then everything else. Each statement is retried on its own: a retry must never run
   // again a statement that committed (its leases would then answer "already acked").
-  private async runBatch(requests: AckItem[][]): Promise<AckOutcome[][]> {
+  private async runBatch(requests: TenantAckItem[][]): Promise<AckOutcome[][]> {
     const items = requests.flat()
     let outcomes: (AckOutcome | undefined)[]
     try {
@@ -173,7 +178,11 @@ export class AckEngine {
   }
 
   /** The general path for the open items of each request; a failing batch is retried request by request. */
-  private async applyRest(items: AckItem[], outcomes: (AckOutcome | undefined)[], groups: number[][]): Promise<void> {
+  private async applyRest(
+    items: TenantAckItem[],
+    outcomes: (AckOutcome | undefined)[],
+    groups: number[][],
+  ): Promise<void> {
     try {
       await retryOnConflict(() => this.applyEach(this.pool, items, outcomes, groups.flat()))
     } catch (error) {
@@ -186,7 +195,7 @@ export class AckEngine {
   /** queen.ack_messages() for the items at `indexes`; fills their outcomes. */
   private async applyEach(
     db: pg.Pool | pg.ClientBase,
-    items: AckItem[],
+    items: TenantAckItem[],
     outcomes: (AckOutcome | undefined)[],
     indexes: number[],
   ): Promise<void> {
@@ -195,6 +204,7 @@ export class AckEngine {
       const item = items[index]!
       return {
         i: index,
+        t: item.tenant,
         pid: item.partitionId,
         tx: item.transactionId,
         g: item.group,
@@ -227,12 +237,15 @@ export class AckEngine {
    * queen.ack_leases_drained(); the outcomes of the leases it applied are filled in (the lease is released by the
    * group's last item), the rest stay undefined for queen.ack_messages().
    */
-  private async applyWholeLeases(db: pg.Pool | pg.ClientBase, items: AckItem[]): Promise<(AckOutcome | undefined)[]> {
+  private async applyWholeLeases(
+    db: pg.Pool | pg.ClientBase,
+    items: TenantAckItem[],
+  ): Promise<(AckOutcome | undefined)[]> {
     const outcomes = new Array<AckOutcome | undefined>(items.length)
     const groups = new Map<string, number[]>()
     items.forEach((item, index) => {
       if (item.leaseId === null) return
-      const key = `${item.partitionId}\u0000${item.group}\u0000${item.leaseId}`
+      const key = `${item.tenant}\u0000${item.partitionId}\u0000${item.group}\u0000${item.leaseId}`
       const members = groups.get(key)
       if (members) members.push(index)
       else groups.set(key, [index])
@@ -254,6 +267,7 @@ export class AckEngine {
       uuidArray(leases.map((members) => first(members).leaseId!)),
       leases.map((members) => members.length),
       textArray(leases.flatMap((members) => members.map((index) => items[index]!.transactionId))),
+      textArray(leases.map((members) => first(members).tenant)),
     ])
     for (const row of rows) {
       const members = leases[row.ord - 1]

@@ -274,7 +274,7 @@ export class StreamsEngine {
       if (outcome.status === 'queued') wakes.push({ queue: outcome.queue, partition: outcome.partition })
     })
 
-    const acked = request.ack ? await this.applyAck(client, request.ack, request.releaseLease, wakes) : null
+    const acked = request.ack ? await this.applyAck(client, tenant, request.ack, request.releaseLease, wakes) : null
 
     await this.applyState(client, request)
     return {
@@ -289,6 +289,7 @@ export class StreamsEngine {
 
   private async applyAck(
     client: pg.PoolClient,
+    tenant: string,
     ack: StreamCycleAck,
     releaseLease: boolean,
     wakes: Wake[],
@@ -312,7 +313,7 @@ export class StreamsEngine {
       if (run.length > 0) ackItems = run.map((row) => ({ ...item, transactionId: row.transaction_id }))
     }
 
-    const ackOutcomes = await this.deps.ack.ackInTransaction(client, ackItems)
+    const ackOutcomes = await this.deps.ack.ackInTransaction(client, tenant, ackItems)
     const refused = ackOutcomes.find((outcome) => !outcome.success)
     if (refused) {
       const which = ackItems.length > 1 ? ` (transactionId '${refused.transactionId}')` : ''

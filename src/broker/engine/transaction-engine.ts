@@ -130,7 +130,7 @@ export class TransactionEngine {
     const results: TransactionOpResult[] = []
     const wakes: Wake[] = []
     if (requiredLeases.length > 0) {
-      const live = await runQuery<{ lease_id: string }>(client, 'leaseLockRequired', [requiredLeases])
+      const live = await runQuery<{ lease_id: string }>(client, 'leaseLockRequired', [requiredLeases, tenant])
       const liveIds = new Set(live.map((row) => row.lease_id))
       const missing = requiredLeases.find((lease) => !liveIds.has(lease.toLowerCase()))
       if (missing !== undefined) throw new TransactionFailure(`Lease expired or not found: ${missing}`, results)
@@ -158,7 +158,7 @@ export class TransactionEngine {
             wakes.push({ kind: 'stored', queue: outcome.queue, partition: outcome.partition })
         }
       } else {
-        const [outcome] = await this.ack.ackInTransaction(client, [operation.item])
+        const [outcome] = await this.ack.ackInTransaction(client, tenant, [operation.item])
         if (!outcome?.success) {
           throw new TransactionFailure(`ACK operation failed: ${outcome?.error ?? 'unknown error'}`, results)
         }

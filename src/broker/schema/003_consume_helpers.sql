@@ -190,7 +190,9 @@ $fn$;
 
 -- Extends every live lease row with that id to max(current expiry, now + p_seconds); expired leases are
 -- never revived. outcome: extended | expired | not_found.
-CREATE OR REPLACE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds integer,
+-- Tenancy: only leases on partitions of p_tenant; another tenant's lease answers not_found.
+DROP FUNCTION IF EXISTS queen.extend_lease(uuid, integer);
+CREATE OR REPLACE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds integer, p_tenant text DEFAULT '',
                                               OUT outcome text, OUT expires_at timestamptz)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
@@ -201,13 +203,16 @@ BEGIN
     UPDATE queen.consumers
     SET lease_expires_at = greatest(lease_expires_at, v_now + make_interval(secs => p_seconds))
     WHERE lease_id = p_lease_id AND lease_expires_at > v_now
+      AND partition_id IN (SELECT pp.id FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE qq.tenant = p_tenant)
     RETURNING lease_expires_at
   )
   SELECT min(e.lease_expires_at) INTO expires_at FROM extended e;
   IF expires_at IS NOT NULL THEN
     outcome := 'extended';
-  ELSIF EXISTS (SELECT 1 FROM queen.consumers WHERE lease_id = p_lease_id)
-     OR EXISTS (SELECT 1 FROM queen.expired_leases WHERE lease_id = p_lease_id) THEN
+  ELSIF EXISTS (SELECT 1 FROM queen.consumers k WHERE k.lease_id = p_lease_id
+                AND k.partition_id IN (SELECT pp.id FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE qq.tenant = p_tenant))
+     -- expired_leases keeps no partition: an expired lease id of another tenant still answers expired.
+     OR EXISTS (SELECT 1 FROM queen.expired_leases x WHERE x.lease_id = p_lease_id) THEN
     outcome := 'expired';
   ELSE
     outcome := 'not_found';

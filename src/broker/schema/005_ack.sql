@@ -6,7 +6,8 @@
 -- Locking: locks every consumer row (partition, group) the batch touches, in (partition id, group)
 -- order, before changing anything; never locks partition rows.
 --
--- Items (one JSON object each): i (index in the batch), pid (partition id), tx (transaction id), g (group),
+-- Items (one JSON object each): i (index in the batch), t (tenant; a partition of another tenant answers
+-- 'Message not found'), pid (partition id), tx (transaction id), g (group),
 -- l (lease id or null), st (completed | failed | dlq | retry), err (error text or null).
 --
 -- Rules: an ack with a lease id applies only while that lease is live on (partition, group) and covers
@@ -28,6 +29,7 @@ DECLARE
   v_has_consumer boolean;
   v_has_state boolean;
   v_pid uuid := NULL;
+  v_tenant text := NULL;
   v_qname text;
   v_pname text;
   v_retry_limit integer;
@@ -52,18 +54,20 @@ BEGIN
   FOR UPDATE;
 
   FOR it IN
-    SELECT x.* FROM jsonb_to_recordset(p_items) AS x(i integer, pid uuid, tx text, g text, l uuid, st text, err text)
+    SELECT x.* FROM jsonb_to_recordset(p_items) AS x(i integer, t text, pid uuid, tx text, g text, l uuid, st text, err text)
     ORDER BY x.i
   LOOP
     o_success := false; o_error := NULL; o_released := NULL; o_dlq := false; o_already := false;
 
-    IF v_pid IS DISTINCT FROM it.pid THEN
+    IF v_pid IS DISTINCT FROM it.pid OR v_tenant IS DISTINCT FROM coalesce(it.t, '') THEN
       SELECT pp.name, qq.name, qq.retry_limit, qq.retry_delay_ms INTO v_pname, v_qname, v_retry_limit, v_retry_delay_ms
-      FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = it.pid;
+      FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id
+      WHERE pp.id = it.pid AND qq.tenant = coalesce(it.t, '');
       IF NOT FOUND THEN
         v_pname := NULL; v_qname := NULL;
       END IF;
       v_pid := it.pid;
+      v_tenant := coalesce(it.t, '');
     END IF;
 
     <<item>>

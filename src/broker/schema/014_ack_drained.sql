@@ -16,8 +16,12 @@
 --
 -- Locking: the consumer rows of the entries, in (partition id, group) order, as queen.ack_messages does.
 
+-- Tenancy: p_tenants names each entry's tenant (NULL: single tenant, ''); an entry whose partition belongs to another tenant does
+-- not apply (queen.ack_messages then answers 'Message not found'). The 5-argument form came before it.
+DROP FUNCTION IF EXISTS queen.ack_leases_drained(uuid[], text[], uuid[], integer[], text[]);
+
 CREATE OR REPLACE FUNCTION queen.ack_leases_drained(p_pids uuid[], p_groups text[], p_leases uuid[],
-                                                    p_counts integer[], p_txs text[])
+                                                    p_counts integer[], p_txs text[], p_tenants text[] DEFAULT NULL)
 RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text, drained boolean)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
@@ -29,9 +33,9 @@ DECLARE
   v_txs text[];
 BEGIN
   FOR e IN
-    SELECT u.pid, u.g, u.l, u.n::integer AS k,
+    SELECT u.pid, u.g, u.l, u.n::integer AS k, u.t,
            (sum(u.cnt) OVER (ORDER BY u.n) - u.cnt + 1)::integer AS first_tx, u.cnt
-    FROM unnest(p_pids, p_groups, p_leases, p_counts) WITH ORDINALITY AS u(pid, g, l, cnt, n)
+    FROM unnest(p_pids, p_groups, p_leases, p_counts, p_tenants) WITH ORDINALITY AS u(pid, g, l, cnt, t, n)
     ORDER BY u.pid, u.g, u.n
   LOOP
     ord := e.k; applied := false; queue_name := NULL; partition_name := NULL; drained := NULL;
@@ -48,14 +52,21 @@ BEGIN
             ORDER BY m.position OFFSET 0) r;
       SELECT array_agg(t COLLATE "C" ORDER BY t COLLATE "C") INTO v_txs
       FROM unnest(p_txs[e.first_tx : e.first_tx + e.cnt - 1]) AS t;
+      -- The names the answer needs come from the one lookup that also checks the entry's tenant, so tenancy
+      -- costs no extra lookup; a partition of another tenant does not apply.
       IF v_lease_txs = v_txs THEN
-        UPDATE queen.consumers k
-        SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
-            total_consumed = k.total_consumed + e.cnt, last_consumed_at = v_now
-        WHERE k.partition_id = e.pid AND k.consumer_group = e.g;
         SELECT qq.name, pp.name, pp.next_position - 1 <= c.lease_to INTO queue_name, partition_name, drained
-        FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id WHERE pp.id = e.pid;
-        applied := true;
+        FROM queen.partitions pp JOIN queen.queues qq ON qq.id = pp.queue_id
+        WHERE pp.id = e.pid AND qq.tenant = coalesce(e.t, '');
+        IF FOUND THEN
+          UPDATE queen.consumers k
+          SET cursor_position = c.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
+              total_consumed = k.total_consumed + e.cnt, last_consumed_at = v_now
+          WHERE k.partition_id = e.pid AND k.consumer_group = e.g;
+          applied := true;
+        ELSE
+          queue_name := NULL; partition_name := NULL; drained := NULL;
+        END IF;
       END IF;
     END IF;
     RETURN NEXT;

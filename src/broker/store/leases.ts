@@ -11,12 +11,13 @@ export interface LeaseExtension {
 /** Extends every live lease row carrying the lease id by `seconds`. */
 export async function extendLease(
   pool: pg.Pool,
-  params: { leaseId: string; seconds: number },
+  params: { tenant: string; leaseId: string; seconds: number },
 ): Promise<LeaseExtension> {
-  // lease-extend.sql: $1 lease id, $2 seconds.
+  // lease-extend.sql: $1 lease id, $2 seconds, $3 tenant (another tenant's lease answers not_found).
   const [row] = await runQuery<{ outcome: LeaseExtension['outcome']; expires_at: Date | null }>(pool, 'leaseExtend', [
     params.leaseId,
     params.seconds,
+    params.tenant,
   ])
   return { outcome: row?.outcome ?? 'not_found', expiresAt: row?.expires_at ?? null }
 }

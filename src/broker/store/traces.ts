@@ -7,6 +7,8 @@ import { runQuery } from '../db/pool.js'
 
 /** A trace event to record on an existing message. */
 export interface TraceEvent {
+  /** The caller's tenant: a message under another tenant's partition is not found. */
+  tenant: string
   partitionId: string
   transactionId: string
   group: string
@@ -57,7 +59,7 @@ export interface NamedTraceRow extends TraceRow {
 /** Records the event; resolves with its id, or undefined when the message does not exist. */
 export async function recordTrace(pool: pg.Pool, event: TraceEvent): Promise<string | undefined> {
   // trace-record.sql: $1 partition id, $2 transaction id, $3 group, $4 event type, $5 data, $6 worker id,
-  // $7 names.
+  // $7 names, $8 tenant.
   const [row] = await runQuery<{ id: string }>(pool, 'traceRecord', [
     event.partitionId,
     event.transactionId,
@@ -66,6 +68,7 @@ export async function recordTrace(pool: pg.Pool, event: TraceEvent): Promise<str
     JSON.stringify(event.data),
     event.workerId,
     event.names,
+    event.tenant,
   ])
   return row?.id
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { describeDbFailure } from '../../db/pg-errors.js'
 import { validationError } from '../../errors.js'
 import { extendLease } from '../../store/leases.js'
+import { tenantOf } from '../tenant.js'
 import { asObject, checkUuid } from '../validation/rules.js'
 
 const DEFAULT_EXTEND_SECONDS = 60
@@ -16,7 +17,7 @@ export function registerLeaseRoutes(app: FastifyInstance): void {
       throw validationError('seconds: must be an integer between 1 and 86400')
     }
     try {
-      const { outcome, expiresAt } = await extendLease(app.broker.pool, { leaseId, seconds })
+      const { outcome, expiresAt } = await extendLease(app.broker.pool, { tenant: tenantOf(request), leaseId, seconds })
       return [
         {
           index: 0,

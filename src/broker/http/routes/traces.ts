@@ -76,6 +76,7 @@ export function registerTraceRoutes(app: FastifyInstance): void {
     const names = parseTraceNames(body.traceNames)
     try {
       const traceId = await recordTrace(app.broker.pool, {
+        tenant: tenantOf(request),
         partitionId,
         transactionId,
         group,
