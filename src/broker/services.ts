@@ -154,8 +154,11 @@ export function createServices(
     metricsAggregateIntervalSeconds: config.jobs.metricsAggregateIntervalSeconds,
     logStatsIntervalMs: config.log.statsIntervalMs,
     metricsMaxQueues: config.log.metricsMaxQueues,
+    // Two tenants may each own `orders`: with tenancy on, every queue label gets its tenant beside it.
+    tenantLabels: config.tenancy.header !== undefined,
     log,
-  }) // Spool and maintenance gauges read the live state at every scrape.
+  })
+  // Spool and maintenance gauges read the live state at every scrape.
   observability.metrics.onCollect(() => {
     const spool = options.spool
     const gauges = observability.metrics.spool

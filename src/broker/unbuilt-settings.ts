@@ -1,7 +1,7 @@
 /**
- * Settings of subsystems this broker does not implement yet (JWT authentication, tenancy, the mesh). Each
- * stops the boot naming its variable: accepted and ignored, it would let an operator believe a broker is
- * protected, isolated or meshed when it is not. Each rule goes when its subsystem lands.
+ * Settings of subsystems this broker does not implement yet (JWT authentication, tenants bound to tokens,
+ * the mesh). Each stops the boot naming its variable: accepted and ignored, it would let an operator believe
+ * a broker is protected, isolated or meshed when it is not. Each rule goes when its subsystem lands.
  */
 import type { BrokerConfig } from './config/broker-config.js'
 
@@ -12,12 +12,6 @@ export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy' | 
     problems.push(
       'config error: JWT_ENABLED=true: JWT authentication is not implemented in this version; the broker ' +
         'would serve every route unauthenticated. Unset JWT_ENABLED and put an authenticating proxy in front',
-    )
-  }
-  if (config.tenancy.header !== undefined) {
-    problems.push(
-      `config error: QUEEN_TENANCY_HEADER=${config.tenancy.header}: tenant isolation is not complete in this ` +
-        'version (queueless pops, message listings and the server-wide analytics are not yet scoped by tenant). Unset QUEEN_TENANCY_HEADER',
     )
   }
   if (config.tenancy.claim !== undefined) {
