@@ -10,6 +10,14 @@ import fp from 'fastify-plugin'
 import type { BrokerConfig } from './config/broker-config.js'
 import { BrokerError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
+import {
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_HEADER_BYTES,
+  REQUEST_TIMEOUT_MS,
+  socketIdleTimeoutMs,
+  TIMEOUT_CHECK_INTERVAL_MS,
+} from './http/server-limits.js'
 import { registerAckRoutes } from './http/routes/ack.js'
 import { registerAnalyticsRoutes } from './http/routes/analytics.js'
 import { registerPostgresStatsRoute } from './http/routes/analytics-postgres.js'
@@ -44,10 +52,22 @@ declare module 'fastify' {
 const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
 
 /** The fastify instance of a broker (never listens by itself), logging through `log`. */
-export function createBrokerApp(config: Pick<BrokerConfig, 'maxBodyBytes'>, log: FastifyBaseLogger): FastifyInstance {
+export function createBrokerApp(
+  config: Pick<BrokerConfig, 'maxBodyBytes' | 'defaultTimeoutMs'>,
+  log: FastifyBaseLogger,
+): FastifyInstance {
   return Fastify({
     loggerInstance: log,
     bodyLimit: config.maxBodyBytes,
+    // Why each value: src/broker/http/server-limits.ts.
+    connectionTimeout: socketIdleTimeoutMs(config.defaultTimeoutMs),
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    http: {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: () => randomUUID(),

@@ -5,6 +5,9 @@ import type { BrokerConfig } from '../../config/broker-config.js'
 import { queryBoolean, queryInteger, queryValue, type Query } from './query.js'
 import { checkName, checkQueueName, checkText, checkTimestamp, QUEUE_MODE_GROUP } from './rules.js'
 
+/** Longest long-poll `timeout` a pop may ask for (http-api.md 2.3). */
+export const MAX_POP_TIMEOUT_MS = 600_000
+
 /** Validates a pop's path and query into a {@link PopRequest}. */
 export function parsePopRequest(
   tenant: string,
@@ -52,7 +55,7 @@ export function parsePopRequest(
     batch: queryInteger(query, 'batch', { min: 1, max: config.maxPopBatch }, config.defaultBatchSize),
     maxPartitions: queryInteger(query, 'partitions', { min: 1, max: 1000 }, 1),
     wait: queryBoolean(query, 'wait', false),
-    timeoutMs: queryInteger(query, 'timeout', { min: 0, max: 600_000 }, config.defaultTimeoutMs),
+    timeoutMs: queryInteger(query, 'timeout', { min: 0, max: MAX_POP_TIMEOUT_MS }, config.defaultTimeoutMs),
     autoAck: queryBoolean(query, 'autoAck', false),
     subscriptionMode,
     subscriptionFrom,

@@ -1,0 +1,36 @@
+/**
+ * Timeouts and size limits of the broker's HTTP listener, set deliberately rather than left to Node's and
+ * fastify's defaults (README "Limits and timeouts"). The spec names no variables for them, so they are
+ * constants; only the socket idle timeout follows the configuration (it must outlast the longest pop).
+ */
+import { MAX_POP_TIMEOUT_MS } from './validation/pop-query.js'
+
+/** Whole header block of a request (http-api.md 2.1: larger is a 431, Node's own limit made explicit). */
+export const MAX_HEADER_BYTES = 16 * 1024
+
+/** A client has this long to send its request headers; a slow-headers (slowloris) client is cut. */
+export const HEADERS_TIMEOUT_MS = 10_000
+
+/**
+ * A client has this long to send a whole request, headers and body (32 MiB at ~110 KB/s). Node stops
+ * counting once the request is received, so it never cuts a parked pop (test/broker/hostile/timeouts).
+ */
+export const REQUEST_TIMEOUT_MS = 300_000
+
+/** Idle keep-alive sockets close after this: above the 60 s idle timeout of common load balancers, so
+ * the balancer closes first and never sends on a socket the broker already closed. */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000
+
+/** How often Node checks the two timeouts above (its default of 30 s would let a slowloris hold 40 s). */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1_000
+
+/** The broker always answers a pop within `timeout + 1000` ms (http-api.md 5.2); a little more slack. */
+const POP_ANSWER_MARGIN_MS = 60_000
+
+/**
+ * Socket inactivity timeout: a parked pop sends nothing until it is answered, so this outlasts the
+ * longest wait a pop may ask for (or get by default) plus the answer margin.
+ */
+export function socketIdleTimeoutMs(defaultPopTimeoutMs: number): number {
+  return Math.max(MAX_POP_TIMEOUT_MS, defaultPopTimeoutMs) + POP_ANSWER_MARGIN_MS
+}
