@@ -5,10 +5,17 @@
  */
 import { tenancyGate } from './http/tenant.js'
 import { randomUUID } from 'node:crypto'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import type { BrokerConfig } from './config/broker-config.js'
-import { BrokerError } from './errors.js'
+import { BrokerError, validationError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
 import {
   HEADERS_TIMEOUT_MS,
@@ -41,6 +48,7 @@ import { registerStatusQueueRoutes } from './http/routes/status-queues.js'
 import { registerStatusRoutes } from './http/routes/status.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
+import { badlyEncodedParameter } from './http/validation/query.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,8 +84,31 @@ export function createBrokerApp(
     // Per-request lines would be thousands per second; requests are summarised by the periodic rates block.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     // Names are up to 255 characters, each up to 12 bytes percent-encoded (a 4-byte UTF-8 character).
-    routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false, maxParamLength: 4096 },
+    routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: routerError,
   })
+}
+
+const MAX_PARAM_LENGTH = 4096
+
+/** A path the router cannot take apart, answered in the broker's error shape (http-api.md 2.5). */
+function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('X-Request-Id', request.id)
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply
+      .code(414)
+      .send({
+        error: `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`,
+        code: 'QUEEN_ERR_VALIDATION',
+      })
+    return
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    void reply.code(400).send({ error: 'path: not valid percent-encoded UTF-8', code: 'QUEEN_ERR_VALIDATION' })
+    return
+  }
+  request.log.error({ err: error }, 'router failed')
+  void reply.code(500).send({ error: 'internal error', code: 'QUEEN_ERR_INTERNAL' })
 }
 
 function httpPart(app: FastifyInstance): Promise<void> {
@@ -87,6 +118,12 @@ function httpPart(app: FastifyInstance): Promise<void> {
   app.decorateRequest('parkedMs', 0)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
+  })
+  // Query text that is not valid percent-encoding is a 400 naming the parameter (http-api.md 2.2).
+  app.addHook('onRequest', (request) => {
+    const parameter = badlyEncodedParameter(request.url)
+    if (parameter === undefined) return Promise.resolve()
+    return Promise.reject(validationError(`${parameter}: not valid percent-encoded UTF-8`))
   })
   // Tenancy (operations.md 14.1): tenant routes need the header, operator-only routes refuse it.
   app.addHook('onRequest', tenancyGate)

@@ -82,7 +82,8 @@ function parseListQuery(request: FastifyRequest): MessageListFilter {
   const to = queryValue(query, 'to')
   let statusFilter: MessageStatus | null = null
   if (status !== undefined) {
-    statusFilter = STATUS_FILTERS[status] ?? null
+    // Own keys only: `constructor` must not find Object.prototype's member.
+    statusFilter = Object.hasOwn(STATUS_FILTERS, status) ? STATUS_FILTERS[status]! : null
     if (statusFilter === null) {
       throw validationError('status: must be one of pending, processing, completed, dead_letter, failed')
     }

@@ -25,7 +25,8 @@ export function parseAckFields(
   overrideGroup?: string,
 ): AckItem {
   const statusRaw = raw.status ?? 'completed'
-  const status = typeof statusRaw === 'string' ? STATUSES[statusRaw] : undefined
+  // Own keys only: `constructor` or `toString` must not find Object.prototype's members.
+  const status = typeof statusRaw === 'string' && Object.hasOwn(STATUSES, statusRaw) ? STATUSES[statusRaw] : undefined
   if (!status) throw validationError(`${field}status: must be one of completed, success, failed, dlq, retry`)
   const leaseRaw = raw.leaseId
   let leaseId: string | null = null

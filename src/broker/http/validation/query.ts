@@ -47,3 +47,30 @@ export function queryBoolean(query: Query, name: string, fallback: boolean): boo
       throw validationError(`${name}: must be true, false, 1 or 0`)
   }
 }
+
+/**
+ * The name of the first query parameter whose key or value is not valid percent-encoded UTF-8 (`%zz`,
+ * `%E0%A4`, an encoded lone surrogate), or undefined. Fastify's parser keeps such text undecoded, which
+ * would turn `?consumerGroup=%ED%A0%80` into a group literally named `%ED%A0%80`.
+ */
+export function badlyEncodedParameter(url: string): string | undefined {
+  const start = url.indexOf('?')
+  if (start < 0 || !url.includes('%', start)) return undefined
+  for (const pair of url.slice(start + 1).split('&')) {
+    if (!pair.includes('%')) continue
+    const equals = pair.indexOf('=')
+    const key = equals < 0 ? pair : pair.slice(0, equals)
+    const decodedKey = decodeOrUndefined(key)
+    if (decodedKey === undefined) return 'query'
+    if (equals >= 0 && decodeOrUndefined(pair.slice(equals + 1)) === undefined) return decodedKey.slice(0, 64)
+  }
+  return undefined
+}
+
+function decodeOrUndefined(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '))
+  } catch {
+    return undefined
+  }
+}

@@ -71,10 +71,12 @@ export function checkOptionalUuid(value: unknown, field: string): string | null 
   return checkUuid(value, field)
 }
 
-/** A short free-text tag (namespace, task, error text): a string without control characters. */
+/** A short free-text tag (namespace, task, error text): a string PostgreSQL's text type can hold. */
 export function checkText(value: unknown, field: string, maxLength: number): string {
   if (typeof value !== 'string') throw validationError(`${field}: must be a string`)
   if (value.length > maxLength) throw validationError(`${field}: must be at most ${maxLength} characters`)
+  // PostgreSQL text cannot hold U+0000: caught here, not as a database error that fails a whole batch.
+  if (value.includes('\u0000')) throw validationError(`${field}: must not contain \\u0000`)
   if (LONE_SURROGATE.test(value)) throw validationError(`${field}: contains an unpaired UTF-16 surrogate`)
   return value
 }
@@ -93,6 +95,9 @@ export function checkPayload(value: unknown, field: string): void {
 function checkPayloadValue(value: unknown, field: string, depth: number): void {
   if (typeof value === 'string') {
     checkJsonString(value, field)
+  } else if (typeof value === 'number') {
+    // JSON like 1e400 parses to Infinity, which would be stored as null: refused rather than changed.
+    if (!Number.isFinite(value)) throw validationError(`${field}: numbers must be finite (fit a double)`)
   } else if (value !== null && typeof value === 'object') {
     if (depth > MAX_PAYLOAD_DEPTH) throw validationError(`${field}: nested deeper than ${MAX_PAYLOAD_DEPTH} levels`)
     if (Array.isArray(value)) {
