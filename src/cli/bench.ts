@@ -1,0 +1,172 @@
+/**
+ * `bench` (cli.md section 8): a quick smoke load against a broker from this one client — push N messages
+ * into a fresh queue in batches, pop them back in batches, ack each batch — and the rate of each phase.
+ * Requests are sequential, so the figures say "this broker answers, at roughly this speed, from here";
+ * the real benchmark, with concurrency and percentiles, is `npm run bench` (perf.md).
+ */
+import { randomBytes } from 'node:crypto'
+import { ackItems, type AckOutcome } from './ack.js'
+import { EXIT, UserError } from './errors.js'
+import { HttpRequestError, type HttpClient } from './http-client.js'
+import type { Column } from './output.js'
+import { popOnce } from './pop.js'
+import { queuePath } from './queues.js'
+
+/** What to run. */
+export interface BenchOptions {
+  queue?: string
+  messages: number
+  batch: number
+  payloadBytes: number
+  partitions: number
+  keep: boolean
+}
+
+/** One phase's figures. */
+export interface BenchPhase {
+  phase: 'push' | 'pop' | 'ack'
+  messages: number
+  requests: number
+  seconds: number
+  perSecond: number
+}
+
+/** The whole run. */
+export interface BenchResult {
+  server: string
+  queue: string
+  batch: number
+  payloadBytes: number
+  partitions: number
+  phases: BenchPhase[]
+  /** The queue was left in place (--keep). */
+  kept: boolean
+}
+
+export const BENCH_COLUMNS: Column<BenchPhase>[] = [
+  { header: 'PHASE', value: (row) => row.phase },
+  { header: 'MESSAGES', value: (row) => row.messages },
+  { header: 'REQUESTS', value: (row) => row.requests },
+  { header: 'SECONDS', value: (row) => row.seconds.toFixed(3) },
+  { header: 'MSG/S', value: (row) => Math.round(row.perSecond) },
+]
+
+type PushAnswer = { status?: string; error?: string | null }[]
+
+/** Consecutive empty pops after which the consume phase gives up. */
+const EMPTY_POPS_ALLOWED = 3
+
+function phase(name: BenchPhase['phase'], messages: number, requests: number, ms: number): BenchPhase {
+  const seconds = ms / 1000
+  return { phase: name, messages, requests, seconds, perSecond: seconds > 0 ? messages / seconds : 0 }
+}
+
+/** Runs the smoke load; throws a UserError when the queue exists or the broker loses messages. */
+export async function runBench(client: HttpClient, options: BenchOptions): Promise<BenchResult> {
+  const queue = options.queue ?? `queenctl-bench-${randomBytes(4).toString('hex')}`
+  const existing = await client.get(queuePath(queue)).then(
+    () => true,
+    (error: { status?: number }) => {
+      if (error.status === 404) return false
+      throw error
+    },
+  )
+  if (existing) {
+    throw new UserError(`queue ${JSON.stringify(queue)} exists; bench pushes into a queue of its own and deletes it`, {
+      hint: 'leave --queue out (a random name is used) or name a queue that does not exist',
+    })
+  }
+  const pad = 'x'.repeat(options.payloadBytes)
+  let pushRequests = 0
+  let pushMs = 0
+  try {
+    for (let start = 0; start < options.messages; start += options.batch) {
+      const count = Math.min(options.batch, options.messages - start)
+      const items = Array.from({ length: count }, (_, index) => ({
+        queue,
+        partition: `p${(start + index) % options.partitions}`,
+        payload: { n: start + index, pad },
+      }))
+      const started = performance.now()
+      const answer = await client
+        .post<PushAnswer>('/api/v1/push', { items })
+        // A 503 (spool unavailable) still carries the per-item outcomes: report the first refusal.
+        .catch((error: unknown) => {
+          if (error instanceof HttpRequestError && Array.isArray(error.body)) return error.body as PushAnswer
+          throw error
+        })
+      pushMs += performance.now() - started
+      pushRequests += 1
+      const refused = answer.find((item) => item.status !== 'queued')
+      if (refused) {
+        throw new UserError(`push answered ${refused.status ?? 'nothing'}: ${refused.error ?? 'no error given'}`, {
+          exitCode: EXIT.server,
+          hint: 'bench measures PostgreSQL-backed pushes: check queenctl maintenance status and queenctl ping',
+        })
+      }
+    }
+
+    let popped = 0
+    let popRequests = 0
+    let popMs = 0
+    let ackRequests = 0
+    let ackMs = 0
+    let empty = 0
+    const acks: AckOutcome = { ok: 0, failed: 0, failures: [] }
+    while (popped < options.messages && empty < EMPTY_POPS_ALLOWED) {
+      const started = performance.now()
+      const answer = await popOnce(client, {
+        queue,
+        batch: options.batch,
+        maxPartitions: options.partitions,
+        waitMs: 0,
+      })
+      popMs += performance.now() - started
+      popRequests += 1
+      if (answer.kind === 'empty') {
+        empty += 1
+        continue
+      }
+      empty = 0
+      popped += answer.rows.length
+      const acked = performance.now()
+      await ackItems(
+        client,
+        answer.rows.map((row) => ({
+          transactionId: row.transactionId,
+          partitionId: row.partitionId,
+          leaseId: row.leaseId,
+          status: 'completed',
+        })),
+        acks,
+      )
+      ackMs += performance.now() - acked
+      ackRequests += 1
+    }
+    if (popped < options.messages || acks.failed > 0) {
+      throw new UserError(
+        `popped ${popped} and acked ${acks.ok} of ${options.messages} pushed messages` +
+          (acks.failures[0] ? `: ${acks.failures[0].error}` : ''),
+        { exitCode: EXIT.server, hint: `the queue ${queue} is kept for a look: queenctl queue describe ${queue}` },
+      )
+    }
+    const result: BenchResult = {
+      server: client.server,
+      queue,
+      batch: options.batch,
+      payloadBytes: options.payloadBytes,
+      partitions: options.partitions,
+      phases: [
+        phase('push', options.messages, pushRequests, pushMs),
+        phase('pop', popped, popRequests, popMs),
+        phase('ack', acks.ok, ackRequests, ackMs),
+      ],
+      kept: options.keep,
+    }
+    if (!options.keep) await client.delete(queuePath(queue))
+    return result
+  } catch (error) {
+    if (!(error instanceof UserError)) await client.delete(queuePath(queue)).catch(() => undefined)
+    throw error
+  }
+}
