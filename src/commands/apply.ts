@@ -43,7 +43,7 @@ Every document is checked first; an error names the document (1-based) and the f
 
   static override examples = [
     '<%= config.bin %> apply -f queues.yaml',
-    '<%= config.bin %> apply -f queues.yaml --diff',
+    '<%= config.bin %> apply --file queues.yaml --diff',
     'cat queues.yaml | <%= config.bin %> apply -f -',
   ]
 

@@ -8,7 +8,7 @@ export default class Ping extends HttpCommand {
   static override description =
     'Prints the status and the round-trip time. Exit 0 when ready (healthy) or alive; 2 when the broker answers not ready (starting, draining, database disconnected) or cannot be reached. Not retried: one request, one answer.'
 
-  static override examples = ['<%= config.bin %> ping', '<%= config.bin %> ping --live -o json']
+  static override examples = ['<%= config.bin %> ping', '<%= config.bin %> ping --live --output json']
 
   static override flags = {
     live: Flags.boolean({ description: 'liveness only (GET /health/live, no database round trip)', default: false }),

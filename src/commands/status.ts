@@ -41,7 +41,7 @@ export default class Status extends HttpCommand {
   static override description =
     'Counters come from the statistics snapshot (cg refresh-stats recomputes it now). Without a queue: GET /api/v1/status (message counters, queues, active leases, DLQ, the broker replicas seen in the last hour, the statistics age). With one: GET /api/v1/status/queues/:queue (totals, then a row per partition). -o json prints the broker answer.'
 
-  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status orders -o wide']
+  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status orders --output wide']
 
   static override args = { queue: Args.string({ description: 'queue to summarise (default: the whole cluster)' }) }
 

@@ -36,7 +36,7 @@ export default class CgDescribe extends HttpCommand {
   static override aliases = ['cg:get', 'cg:show', 'consumer-group:describe', 'consumer-groups:describe']
   static override hiddenAliases = ['consumer-group:get', 'consumer-groups:get']
 
-  static override examples = ['<%= config.bin %> cg describe billing', '<%= config.bin %> cg get billing -o yaml']
+  static override examples = ['<%= config.bin %> cg describe billing', '<%= config.bin %> cg get billing --output yaml']
 
   static override args = { group: Args.string({ description: 'consumer group', required: true }) }
 

@@ -9,7 +9,7 @@ export default class CgLag extends HttpCommand {
 
   static override hiddenAliases = ['consumer-group:lag', 'consumer-groups:lag']
 
-  static override examples = ['<%= config.bin %> cg lag', '<%= config.bin %> cg lag --min-seconds 60 -o wide']
+  static override examples = ['<%= config.bin %> cg lag', '<%= config.bin %> cg lag --min-seconds 60 --output wide']
 
   static override flags = {
     'min-seconds': Flags.integer({ description: 'lag threshold in seconds (default 3600)', min: 0 }),

@@ -9,7 +9,7 @@ export default class CgList extends HttpCommand {
   static override aliases = ['cg:ls', 'consumer-group:list', 'consumer-groups:list']
   static override hiddenAliases = ['consumer-group:ls', 'consumer-groups:ls']
 
-  static override examples = ['<%= config.bin %> cg list', '<%= config.bin %> cg ls -o wide']
+  static override examples = ['<%= config.bin %> cg list', '<%= config.bin %> cg ls --output wide']
 
   async run(): Promise<GroupRow[]> {
     const { flags } = await this.parse(CgList)

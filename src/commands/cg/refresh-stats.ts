@@ -9,7 +9,10 @@ export default class CgRefreshStats extends HttpCommand {
 
   static override hiddenAliases = ['consumer-group:refresh-stats', 'consumer-groups:refresh-stats', 'stats:refresh']
 
-  static override examples = ['<%= config.bin %> cg refresh-stats']
+  static override examples = [
+    '<%= config.bin %> cg refresh-stats',
+    '<%= config.bin %> cg refresh-stats --server http://queen-0.queen:6632 --output json',
+  ]
 
   async run(): Promise<RefreshAnswer> {
     const { flags } = await this.parse(CgRefreshStats)

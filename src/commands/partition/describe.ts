@@ -24,7 +24,10 @@ export default class PartitionDescribe extends HttpCommand {
   static override aliases = ['partition:get', 'partition:show']
   static override hiddenAliases = ['partitions:describe', 'partitions:get']
 
-  static override examples = ['<%= config.bin %> partition describe orders customer-42']
+  static override examples = [
+    '<%= config.bin %> partition describe orders customer-42',
+    '<%= config.bin %> partition describe orders customer-42 --output json',
+  ]
 
   static override args = {
     queue: Args.string({ description: 'queue name', required: true }),

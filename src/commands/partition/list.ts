@@ -12,7 +12,7 @@ export default class PartitionList extends HttpCommand {
 
   static override examples = [
     '<%= config.bin %> partition list orders',
-    '<%= config.bin %> partition ls orders -o wide',
+    '<%= config.bin %> partition ls orders --output wide',
   ]
 
   static override args = { queue: Args.string({ description: 'queue name', required: true }) }

@@ -27,7 +27,7 @@ export default class QueueConfigure extends HttpCommand {
   static override examples = [
     '<%= config.bin %> queue configure orders --lease-time 5m --retry-limit 5',
     '<%= config.bin %> queue configure orders --retention 7d --dry-run',
-    '<%= config.bin %> queue configure orders -f orders-options.yaml',
+    '<%= config.bin %> queue configure orders --file orders-options.yaml',
     '<%= config.bin %> queue configure orders --replace --lease-time 60 --yes',
   ]
 

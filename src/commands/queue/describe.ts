@@ -11,7 +11,7 @@ export default class QueueDescribe extends HttpCommand {
   static override aliases = ['queue:get', 'queue:show']
   static override hiddenAliases = ['q:describe', 'q:get', 'q:show']
 
-  static override examples = ['<%= config.bin %> queue describe orders', '<%= config.bin %> q get orders -o yaml']
+  static override examples = ['<%= config.bin %> queue describe orders', '<%= config.bin %> q get orders --output yaml']
 
   static override args = { queue: Args.string({ description: 'queue name', required: true }) }
 

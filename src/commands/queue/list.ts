@@ -10,7 +10,10 @@ export default class QueueList extends HttpCommand {
   static override aliases = ['queue:ls']
   static override hiddenAliases = ['q:list', 'q:ls', 'queues']
 
-  static override examples = ['<%= config.bin %> queue list', '<%= config.bin %> q ls --namespace billing -o wide']
+  static override examples = [
+    '<%= config.bin %> queue list',
+    '<%= config.bin %> q ls --namespace billing --output wide',
+  ]
 
   static override flags = {
     search: Flags.string({ description: 'only queues whose name contains this text' }),

@@ -38,7 +38,7 @@ export default class QueueStats extends HttpCommand {
 
   static override hiddenAliases = ['q:stats']
 
-  static override examples = ['<%= config.bin %> queue stats', '<%= config.bin %> queue stats orders -o wide']
+  static override examples = ['<%= config.bin %> queue stats', '<%= config.bin %> queue stats orders --output wide']
 
   static override args = { queue: Args.string({ description: 'queue name (default: every queue)' }) }
 
