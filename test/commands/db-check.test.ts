@@ -8,7 +8,7 @@ import net from 'node:net'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import DbCheck from '../../src/commands/db/check.js'
-import { createEmptyDatabase, dropDatabase, pgUrl } from '../support/cli-harness.js'
+import { createEmptyDatabase, dropDatabase, pgEnv, pgUrl } from '../support/cli-harness.js'
 import { createTestDatabase, dropTestDatabase, serverConnection } from '../support/database.js'
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js'
 import { runCommand } from '../support/run-command.js'
@@ -88,6 +88,14 @@ describe('queenctl db check', () => {
     expect(connections.message).toMatch(
       /needed 11500 = 500 replicas x \(DB_POOL_SIZE 20 \+ 3\).*: raise max_connections/,
     )
+  })
+
+  it('connects with the PG_* variables when no --pg-url is given, as serve does', async () => {
+    const result = await runCommand(DbCheck, 'db:check', ['--replicas', '1', '-o', 'json'], {
+      env: { ...pgEnv(installed), DB_POOL_SIZE: undefined },
+    })
+    expect(result.code, result.stdout).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ valid: true, facts: { database: installed } })
   })
 
   it('reads DB_POOL_SIZE for the pool size', async () => {
