@@ -16,6 +16,7 @@ import SpoolReplay from '../../src/commands/spool/replay.js'
 import { http, startTestBroker } from '../support/broker.js'
 import { tempDir } from '../support/cli-harness.js'
 import { createTestDatabase, databaseConnection, dropTestDatabase } from '../support/database.js'
+import { startFaultProxy } from '../support/fault-proxy.js'
 import { runCommand } from '../support/run-command.js'
 import pg from 'pg'
 
@@ -153,6 +154,38 @@ describe('queenctl spool replay', () => {
     expect((await stored('rp.e')).map((row) => row.tx)).toEqual(['rp.e-eu-0', 'rp.e-eu-2'])
     expect(await readdir(path.join(dir, 'failed'))).toHaveLength(1)
     expect(await segments(dir)).toEqual([])
+  })
+
+  it('exits 2 and keeps every record when PostgreSQL cannot be reached', async () => {
+    await pushMaintenance(true)
+    const dir = await brokerSpool(items('rp.f', 'eu', 0, 2))
+    await pushMaintenance(false)
+    const { host, port } = databaseConnection(database)
+    const proxy = await startFaultProxy({ host: host ?? '127.0.0.1', port: Number(port ?? 5432) })
+    try {
+      proxy.setMode('refuse')
+      const url = new URL(pgUrlOf())
+      url.host = `127.0.0.1:${proxy.port}`
+      const result = await runCommand(SpoolReplay, 'spool:replay', [
+        '--dir',
+        dir,
+        '--pg-url',
+        url.href,
+        '--yes',
+        '-o',
+        'table',
+      ])
+      expect(result.code).toBe(2)
+      expect(result.stderr.split('\n')[0]).toMatch(/^queenctl: cannot connect to PostgreSQL: /)
+    } finally {
+      await proxy.close()
+    }
+    expect(await segments(dir)).toHaveLength(1)
+    expect(await stored('rp.f')).toEqual([])
+    expect(await replay(dir, '--yes', '-o', 'table')).toMatchObject({
+      code: 0,
+      stdout: 'replayed=2 quarantined=0 damaged=0\n',
+    })
   })
 
   it("refuses a running broker's directory and a directory that does not exist", async () => {
