@@ -97,7 +97,8 @@ export default class Pop extends HttpCommand {
         since: flags.since,
       })
       if (answer.kind === 'empty') {
-        if (answer.note) out.note(answer.note)
+        // After messages came, a held lease is this pop's own: nothing to tell.
+        if (answer.note && popped === 0) out.note(answer.note)
         break
       }
       popped += answer.rows.length

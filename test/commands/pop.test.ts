@@ -138,6 +138,14 @@ describe('queenctl pop', () => {
     await pushPayloads(broker, queue, ['eu'], 'eu')
     const result = await pop(queue, '--partition', 'eu', '-n', '5', '--no-wait')
     expect(lines(result.stdout).map((row) => [row.partition, row.data])).toEqual([['eu', 'eu']])
+    // The partition is now leased by this pop itself: no note about another consumer.
+    expect(result.stderr).toBe('')
+    const held = await pop(queue, '--partition', 'eu', '--no-wait')
+    expect(held).toEqual({
+      code: 4,
+      stdout: '',
+      stderr: 'partition eu is leased by another consumer of this group\n',
+    })
     const missing = await pop(queue, '--partition', 'mars', '--no-wait')
     expect(missing).toEqual({
       code: 1,
