@@ -2,7 +2,7 @@
  * A broker is one fastify app whose parts are plugins (src/broker/parts/), registered in boot order and
  * closed in reverse by `app.close()`:
  *
- *   spool -> database -> connectivity -> engines -> replay -> jobs -> http
+ *   spool -> database -> connectivity -> engines -> mesh -> replay -> jobs -> http
  *
  * A new subsystem is a part: a folder of its own and one `register` line here, in the place its
  * dependencies put it. `serve` and the test brokers build the same app; tests leave out durability
@@ -17,6 +17,7 @@ import connectivityPart from './parts/connectivity-part.js'
 import databasePart from './parts/database-part.js'
 import enginesPart from './parts/engines-part.js'
 import jobsPart from './parts/jobs-part.js'
+import meshPart, { type MeshPartOptions } from './parts/mesh-part.js'
 import replayPart from './parts/replay-part.js'
 import spoolPart from './parts/spool-part.js'
 
@@ -29,6 +30,8 @@ export interface BrokerOptions {
   durability?: boolean
   /** Lease reclaim, observability and retention jobs; default true. */
   jobs?: boolean
+  /** Shorter mesh clocks (tests of the protocol's deadlines). */
+  meshTiming?: MeshPartOptions['timing']
 }
 
 /** Builds and boots a broker (not listening yet). A part that fails to start closes the ones before it. */
@@ -40,6 +43,7 @@ export async function buildBroker(config: BrokerConfig, options: BrokerOptions):
   void app.register(databasePart, { config, log, connection: options.connection })
   void app.register(connectivityPart, { log, enabled: durability })
   void app.register(enginesPart, { config, log })
+  void app.register(meshPart, { config, log, timing: options.meshTiming })
   if (durability) void app.register(replayPart, { config, log })
   if (options.jobs ?? true) void app.register(jobsPart, { config, log })
   void app.register(httpPart)

@@ -8,6 +8,7 @@ import { buildBroker, closeBroker } from './broker.js'
 import type { BrokerConfig } from './config/broker-config.js'
 import { BootError } from './parts/boot-error.js'
 import type { BrokerServices } from './services.js'
+import { meshBootProblems } from './mesh/peers.js'
 import { unbuiltSettings } from './unbuilt-settings.js'
 
 export { BootError } from './parts/boot-error.js'
@@ -24,10 +25,9 @@ export interface RunningBroker {
 
 /** Boots the broker and starts listening. */
 export async function startBroker(config: BrokerConfig, log: Logger): Promise<RunningBroker> {
-  const unbuilt = unbuiltSettings(config)
-  if (unbuilt.length > 0) throw new BootError(unbuilt.join('\n'), 1)
+  const refused = [...unbuiltSettings(config), ...meshBootProblems(config)]
+  if (refused.length > 0) throw new BootError(refused.join('\n'), 1)
   const app = await buildBroker(config, { log })
-  log.info({ peers: 0, auth: 'off', listening: 'no', server_id: config.serverId }, 'mesh')
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {

@@ -19,6 +19,8 @@ import { MaintenanceFlags } from './engine/maintenance.js'
 import { PushRouter } from './engine/push-router.js'
 import type { Spool } from './spool/spool.js'
 import type { HintChannel } from './db/hint-channel.js'
+import { HintEffects } from './engine/hint-effects.js'
+import { HintOutbox } from './engine/hint-outbox.js'
 import { PayloadCipher } from './crypto/payload-cipher.js'
 import { PopDecryption } from './crypto/pop-decryption.js'
 import { PushEncryption } from './crypto/push-encryption.js'
@@ -75,12 +77,16 @@ export interface BrokerServices {
   spool?: Spool
   /** PostgreSQL reachability; absent without a spool (every push then goes to PostgreSQL). */
   dbHealth?: DbHealth
-  /** Hints to and from other replicas through PostgreSQL notifications. */
-  hints?: HintChannel
+  /** Hints to the other replicas, by every path (PostgreSQL notifications, the mesh). */
+  hints: HintOutbox
+  /** Applies hints from the other replicas, once per wake whichever path brought it. */
+  hintEffects: HintEffects
+  /** The PostgreSQL notification channel; absent without durability (tests). */
+  hintChannel?: HintChannel
   /** The payload cipher (QUEEN_ENCRYPTION_KEY); absent without a key. */
   cipher?: PayloadCipher
   state: { phase: BrokerPhase; startedAt: number }
-  /** Wakes parked pops of a queue (or partition) here and, through the hint channel, on every replica. */
+  /** Wakes parked pops of a queue (or partition) here and, through the hint paths, on every replica. */
   wake: (tenant: string, queue: string, partition: string | null) => void
   /** Logs an error from a background path (waiter attempts, wake-ups). */
   reportError: (error: unknown, context: string) => void
@@ -102,10 +108,11 @@ export function createServices(
     (error) => reportError(error, 'pop waiter'),
     (source) => events.emit('popWakeup', source),
   )
-  // Local waiters first; other replicas hear of it through PostgreSQL (coalesced by the hint channel).
+  const hints = new HintOutbox([options.hints])
+  // Local waiters first; other replicas hear of it through PostgreSQL and the mesh (each coalesces).
   const wake = (tenant: string, queue: string, partition: string | null, recheckHere = true) => {
     if (recheckHere) waiters.wake(tenant, queue, partition)
-    options.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
+    hints.publish({ type: 'POP_WAKE', wakes: [{ tenant, queue, partition }] })
   }
   const wakeListener = { messagesStored: wake, leaseReleased: wake }
   // Each batch in flight holds one connection; leave the rest of the pool to pops and admin routes.
@@ -122,9 +129,11 @@ export function createServices(
   )
   const ack = new AckEngine(pool, wakeListener, waiters, { maxInFlight, maxBatchItems: config.maxBatchItems }, events)
   const maintenance = new MaintenanceFlags(pool, log)
-  // Pops parked through pop-maintenance try again once it ends.
-  maintenance.onChange((kind, enabled) => {
+  // Pops parked through pop-maintenance try again once it ends; an operator's change reaches every replica.
+  maintenance.onChange((kind, enabled, source) => {
     if (kind === 'pop' && !enabled) waiters.wakeAll()
+    if (source === 'api')
+      hints.publish({ type: kind === 'push' ? 'MAINTENANCE_MODE_SET' : 'POP_MAINTENANCE_MODE_SET', enabled })
   })
   const ingest = new PushRouter({
     engine: push,
@@ -194,7 +203,9 @@ export function createServices(
     maintenance,
     spool: options.spool,
     dbHealth: options.dbHealth,
-    hints: options.hints,
+    hints,
+    hintEffects: new HintEffects({ waiters, maintenance, registry }),
+    hintChannel: options.hints,
     cipher,
     observability,
     state,

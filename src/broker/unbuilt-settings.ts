@@ -1,12 +1,12 @@
 /**
- * Settings of subsystems this broker does not implement yet (JWT authentication, tenants bound to tokens,
- * the mesh). Each stops the boot naming its variable: accepted and ignored, it would let an operator believe
- * a broker is protected, isolated or meshed when it is not. Each rule goes when its subsystem lands.
+ * Settings of subsystems this broker does not implement yet (JWT authentication, tenants bound to tokens).
+ * Each stops the boot naming its variable: accepted and ignored, it would let an operator believe a broker
+ * is protected or isolated when it is not. Each rule goes when its subsystem lands.
  */
 import type { BrokerConfig } from './config/broker-config.js'
 
 /** One line per setting the broker cannot honour; empty when it can honour them all. */
-export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy' | 'mesh'>): string[] {
+export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy'>): string[] {
   const problems: string[] = []
   if (config.auth.enabled) {
     problems.push(
@@ -18,12 +18,6 @@ export function unbuiltSettings(config: Pick<BrokerConfig, 'auth' | 'tenancy' | 
     problems.push(
       `config error: QUEEN_TENANCY_CLAIM=${config.tenancy.claim}: tenancy is not implemented in this version. ` +
         'Unset QUEEN_TENANCY_CLAIM',
-    )
-  }
-  if (config.mesh.enabled && config.mesh.peers.length > 0) {
-    problems.push(
-      'config error: QUEEN_MESH_PEERS is set: the mesh is not implemented in this version; replicas converge ' +
-        'through PostgreSQL notifications alone. Unset QUEEN_MESH_PEERS (or set QUEEN_SYNC_ENABLED=false)',
     )
   }
   return problems

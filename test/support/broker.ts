@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { mkdtemp, rm } from 'node:fs/promises'
 import pg from 'pg'
-import { buildBroker, closeBroker } from '../../src/broker/broker.js'
+import { buildBroker, closeBroker, type BrokerOptions } from '../../src/broker/broker.js'
 import type { BrokerConfig } from '../../src/broker/config/broker-config.js'
 import { resolveBrokerConfig } from '../../src/broker/config/resolve.js'
 import { createLogger } from '../../src/broker/observe/logger.js'
@@ -74,6 +74,8 @@ export async function startTestBroker(
      * maintenance refresh, replay), configured from these environment variables on top of test defaults.
      */
     durable?: Record<string, string>
+    /** Shorter mesh clocks (protocol deadline tests). */
+    meshTiming?: BrokerOptions['meshTiming']
   } = {},
 ): Promise<TestBroker> {
   const database = options.database ?? (await createTestDatabase(options.label ?? 'broker'))
@@ -90,7 +92,13 @@ export async function startTestBroker(
     serverId: 'test',
     destination: process.stderr,
   })
-  const app = await buildBroker(config, { log, connection, durability: spoolDir !== undefined, jobs: false })
+  const app = await buildBroker(config, {
+    log,
+    connection,
+    durability: spoolDir !== undefined,
+    jobs: false,
+    meshTiming: options.meshTiming,
+  })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0

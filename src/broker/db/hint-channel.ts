@@ -17,6 +17,11 @@ export interface WakeHint {
   tenant: string
   queue: string
   partition: string | null
+  /**
+   * The origin's running count of wakes when this one was raised: the same wake reaches a replica over the
+   * mesh and through PostgreSQL, and a mark not above the last one seen from that origin is not re-checked.
+   */
+  mark?: number
 }
 
 /** Hints carried between replicas. */
@@ -28,7 +33,8 @@ export type Hint =
 
 /** What receivers do with hints. */
 export interface HintHandlers {
-  onHint(hint: Hint): void
+  /** `origin` is the sender's instance id. */
+  onHint(hint: Hint, origin: string): void
   /** The listener (re)connected: flags must be re-read and caches flushed. */
   onReconnect(): void
 }
@@ -147,8 +153,8 @@ export class HintChannel {
     if (!payload) return
     try {
       const hint = JSON.parse(payload) as Hint & { from?: string }
-      if (hint.from === this.instance) return
-      this.handlers.onHint(hint)
+      if (hint.from === this.instance || typeof hint.from !== 'string') return
+      this.handlers.onHint(hint, hint.from)
     } catch {
       // Malformed hints are ignored: they are only hints.
     }

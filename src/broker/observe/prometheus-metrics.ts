@@ -77,6 +77,11 @@ export class BrokerMetrics {
   readonly spool: { records: Gauge; bytes: Gauge; segments: Gauge; fallback: Gauge; full: Gauge }
   /** Maintenance flags (0/1), 0 until maintenance mode (another issue) sets them. */
   readonly maintenance: { push: Gauge; pop: Gauge }
+  /**
+   * The mesh (operations.md 12.1): frames by type and direction, authentication failures, configured
+   * peers by state and each peer's round trip; the gauges are set by the mesh part at scrape time.
+   */
+  readonly mesh: { frames: Counter; authFailures: Counter; peers: Gauge; rttSeconds: Gauge }
   private readonly own = new Registry()
   private readonly labels: QueueLabels
   private readonly tenantLabels: boolean
@@ -159,6 +164,20 @@ export class BrokerMetrics {
       push: gauge('queen_maintenance_mode_enabled', '1 while push maintenance mode is on.'),
       pop: gauge('queen_pop_maintenance_mode_enabled', '1 while pop maintenance mode is on.'),
     }
+    this.mesh = {
+      frames: counter('queen_mesh_frames_total', 'Authenticated mesh frames by type and direction.', [
+        'type',
+        'direction',
+      ]),
+      authFailures: counter(
+        'queen_mesh_auth_failures_total',
+        'Mesh connections closed for a failed handshake, a bad MAC or an out-of-order sequence number.',
+        [],
+      ),
+      peers: gauge('queen_mesh_peers', 'Configured mesh peers by state.', ['state']),
+      rttSeconds: gauge('queen_mesh_peer_rtt_seconds', 'Heartbeat round trip to each mesh peer.', ['peer']),
+    }
+    this.mesh.authFailures.inc(0)
     this.snapshotGauges(options.stats, gauge, queueLabels)
     this.registry = Registry.merge([processMetrics(), this.own])
   }

@@ -20,24 +20,7 @@ async function replayPart(app: FastifyInstance, { config, log }: { config: Repla
   if (!spool || !connectivity) throw new Error('the replay part needs the spool and connectivity parts')
   const { dbHealth, hints } = connectivity
 
-  const onHint = (hint: Hint) => {
-    switch (hint.type) {
-      case 'POP_WAKE':
-        for (const wake of hint.wakes) services.waiters.wake(wake.tenant, wake.queue, wake.partition, 'pg_notify')
-        break
-      case 'MAINTENANCE_MODE_SET':
-      case 'POP_MAINTENANCE_MODE_SET': {
-        const kind = hint.type === 'MAINTENANCE_MODE_SET' ? 'push' : 'pop'
-        services.maintenance.apply(kind, hint.enabled, 'database')
-        // PostgreSQL wins on conflict: confirm from it.
-        services.maintenance.load('database').catch(() => undefined)
-        break
-      }
-      case 'CONFIG_INVALIDATE':
-        services.registry.invalidate(hint.queue === null ? undefined : hint.tenant, hint.queue ?? undefined)
-        break
-    }
-  }
+  const onHint = (hint: Hint, origin: string) => services.hintEffects.apply(hint, origin, 'pg_notify')
   const onReconnect = () => {
     services.registry.invalidate()
     services.maintenance.load('database').catch(() => undefined)
@@ -67,10 +50,7 @@ async function replayPart(app: FastifyInstance, { config, log }: { config: Repla
     services.maintenance.load('database').catch(() => undefined)
     kickReplay()
   })
-  services.maintenance.onChange((kind, enabled, source) => {
-    if (source === 'api') {
-      hints.publish({ type: kind === 'push' ? 'MAINTENANCE_MODE_SET' : 'POP_MAINTENANCE_MODE_SET', enabled })
-    }
+  services.maintenance.onChange((kind, enabled) => {
     if (kind === 'push' && !enabled) kickReplay()
   })
 

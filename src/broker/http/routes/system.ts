@@ -134,7 +134,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     const partition =
       body.partition === undefined || body.partition === null ? null : checkName(body.partition, 'partition')
     app.broker.waiters.wake(tenantOf(request), queue, partition, 'local')
-    app.broker.hints?.publish({ type: 'POP_WAKE', wakes: [{ tenant: tenantOf(request), queue, partition }] })
+    app.broker.hints.publish({ type: 'POP_WAKE', wakes: [{ tenant: tenantOf(request), queue, partition }] })
     return { status: 'ok' }
   })
 
@@ -150,11 +150,12 @@ export function registerSystemRoutes(app: FastifyInstance): void {
         }
         spool.hooks.failAfterBytes = value === null ? undefined : value
       }
-      if ('notify.disabled' in body && app.broker.hints) app.broker.hints.disabled = body['notify.disabled'] === true
+      const channel = app.broker.hintChannel
+      if ('notify.disabled' in body && channel) channel.disabled = body['notify.disabled'] === true
       return {
         hooks: {
           'spool.failAfterBytes': spool?.hooks.failAfterBytes ?? null,
-          'notify.disabled': app.broker.hints?.disabled ?? false,
+          'notify.disabled': channel?.disabled ?? false,
         },
       }
     })

@@ -1,0 +1,176 @@
+/**
+ * The mesh protocol on raw sockets (operations.md 11.3-11.6, reliability.md T7): a test broker's mesh port
+ * is dialed (or dials a hand-driven acceptor) and sent bytes a real peer never would. Every refusal must
+ * close the connection, and the authentication refusals must count in queen_mesh_auth_failures_total.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
+import { parsePrometheusText } from '../../support/prometheus-text.js'
+import { dialAndHandshake, WireSocket, wireAcceptor } from '../../support/mesh-wire.js'
+import { MAX_INBOUND } from '../../../src/broker/mesh/mesh.js'
+import { encodePlainFrame } from '../../../src/broker/mesh/protocol.js'
+
+const SECRET = 'a-mesh-secret-of-at-least-32-bytes!!'
+
+async function authFailures(broker: TestBroker): Promise<number> {
+  const text = (await http(broker, 'GET', '/metrics/prometheus')).body as string
+  return parsePrometheusText(text).value('queen_mesh_auth_failures_total')
+}
+
+function meshPort(broker: TestBroker): number {
+  return broker.app.mesh!.port
+}
+
+function heartbeat(instance = 'wire') {
+  return { type: 'HEARTBEAT', from: 'wire-test', ts: Date.now(), instance, uptimeMs: 1 }
+}
+
+describe('the mesh protocol on raw sockets', () => {
+  let broker: TestBroker
+
+  beforeAll(async () => {
+    broker = await startTestBroker({
+      label: 'mesh_protocol',
+      // One peer that never answers: the mesh runs and listens; the tests dial it themselves.
+      config: { host: '127.0.0.1', mesh: { port: 0, peers: ['127.0.0.1:1'], secret: SECRET } },
+      meshTiming: { stallTimeoutMs: 300 },
+    })
+  })
+  afterAll(async () => {
+    await broker.close()
+  })
+
+  it('accepts the right secret and keeps the connection open', async () => {
+    const session = await dialAndHandshake(meshPort(broker), SECRET)
+    session.send(heartbeat())
+    await expect
+      .poll(() => broker.app.mesh!.inboundViews().find((view) => view.serverId === 'wire-test')?.framesIn)
+      .toBe(1)
+    expect(session.wire.closed).toBe(false)
+    session.wire.destroy()
+  })
+
+  it('refuses a dialer with the wrong secret and counts an auth failure', async () => {
+    const before = await authFailures(broker)
+    const session = await dialAndHandshake(meshPort(broker), 'not-the-secret-not-the-secret-not-it')
+    await session.wire.whenClosed
+    expect(await authFailures(broker)).toBe(before + 1)
+  })
+
+  it('closes on a frame before the handshake, and the maintenance flag stays off', async () => {
+    const before = await authFailures(broker)
+    const wire = await WireSocket.dial(meshPort(broker))
+    wire.write(encodePlainFrame({ type: 'MAINTENANCE_MODE_SET', from: 'x', ts: Date.now(), enabled: true }))
+    await wire.whenClosed
+    expect(await authFailures(broker)).toBe(before + 1)
+    expect((await http(broker, 'GET', '/api/v1/system/maintenance')).body.maintenanceMode).toBe(false)
+  })
+
+  it('closes on a forged MAC and counts an auth failure; the forged flag is not applied', async () => {
+    const session = await dialAndHandshake(meshPort(broker), SECRET)
+    const before = await authFailures(broker)
+    const frame = session.frame({ type: 'MAINTENANCE_MODE_SET', from: 'wire-test', ts: Date.now(), enabled: true })
+    frame[10] = (frame[10] ?? 0) ^ 0xff // inside the MAC
+    session.wire.write(frame)
+    await session.wire.whenClosed
+    expect(await authFailures(broker)).toBe(before + 1)
+    expect((await http(broker, 'GET', '/api/v1/system/maintenance')).body.maintenanceMode).toBe(false)
+  })
+
+  it('closes on a replayed frame and counts an auth failure', async () => {
+    const session = await dialAndHandshake(meshPort(broker), SECRET)
+    const before = await authFailures(broker)
+    const first = session.send(heartbeat())
+    session.wire.write(first)
+    await session.wire.whenClosed
+    expect(await authFailures(broker)).toBe(before + 1)
+  })
+
+  it('refuses a frame captured on one connection and replayed on another', async () => {
+    const captured = await dialAndHandshake(meshPort(broker), SECRET)
+    const frame = captured.send(heartbeat())
+    const other = await dialAndHandshake(meshPort(broker), SECRET)
+    const before = await authFailures(broker)
+    other.wire.write(frame)
+    await other.wire.whenClosed
+    expect(await authFailures(broker)).toBe(before + 1)
+    captured.wire.destroy()
+  })
+
+  it('closes on a skipped sequence number and counts an auth failure', async () => {
+    const session = await dialAndHandshake(meshPort(broker), SECRET)
+    const before = await authFailures(broker)
+    session.send(heartbeat())
+    session.wire.write(session.frame(heartbeat(), { seq: 3n }))
+    await session.wire.whenClosed
+    expect(await authFailures(broker)).toBe(before + 1)
+  })
+
+  it('ignores an unknown frame type and keeps reading', async () => {
+    const mesh = broker.app.mesh!
+    const unknownBefore = mesh.totals.unknownFrames
+    const session = await dialAndHandshake(meshPort(broker), SECRET, { serverId: 'future-peer' })
+    session.send({ type: 'SOMETHING_NEWER', from: 'future-peer', ts: Date.now(), payload: [1, 2, 3] })
+    session.send(heartbeat())
+    await expect.poll(() => mesh.inboundViews().find((view) => view.serverId === 'future-peer')?.framesIn).toBe(2)
+    expect(mesh.totals.unknownFrames).toBe(unknownBefore + 1)
+    expect(session.wire.closed).toBe(false)
+    session.wire.destroy()
+  })
+
+  it('closes on a 4 GiB length prefix without allocating it', async () => {
+    const wire = await WireSocket.dial(meshPort(broker))
+    const before = process.memoryUsage().arrayBuffers
+    wire.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3]))
+    await wire.whenClosed
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024)
+    // The broker still serves.
+    expect((await http(broker, 'GET', '/health/live')).status).toBe(200)
+  })
+
+  it('closes a connection that stalls mid-frame (stall clock shortened by the test hook)', async () => {
+    const session = await dialAndHandshake(meshPort(broker), SECRET)
+    const frame = session.frame(heartbeat())
+    session.wire.write(frame.subarray(0, 10))
+    await session.wire.whenClosed
+    expect(session.wire.closed).toBe(true)
+  })
+
+  it(`accepts at most ${MAX_INBOUND} connections at once and closes the rest`, async () => {
+    const mesh = broker.app.mesh!
+    await expect.poll(() => mesh.inboundViews().length).toBe(0)
+    const refusedBefore = mesh.totals.floodRefused
+    const wires = await Promise.all(Array.from({ length: MAX_INBOUND + 4 }, () => WireSocket.dial(meshPort(broker))))
+    await expect.poll(() => wires.filter((wire) => wire.closed).length).toBe(4)
+    expect(mesh.totals.floodRefused - refusedBefore).toBe(4)
+    expect(mesh.inboundViews()).toHaveLength(MAX_INBOUND)
+    for (const wire of wires) wire.destroy()
+    await expect.poll(() => mesh.inboundViews().length).toBe(0)
+  })
+})
+
+describe('the mesh as a dialer', () => {
+  it('closes its link when its own frame is reflected back, counting an auth failure', async () => {
+    const acceptor = await wireAcceptor(SECRET)
+    const broker = await startTestBroker({
+      label: 'mesh_reflect',
+      config: { host: '127.0.0.1', mesh: { port: 0, peers: [`127.0.0.1:${acceptor.port}`], secret: SECRET } },
+    })
+    try {
+      const session = await acceptor.nextSession()
+      // The broker sends a heartbeat at once on a new connection; send it straight back.
+      const frame = await session.wire.next()
+      const prefix = Buffer.alloc(4)
+      prefix.writeUInt32BE(frame.length)
+      session.wire.write(Buffer.concat([prefix, frame]))
+      await session.wire.whenClosed
+      expect(await authFailures(broker)).toBe(1)
+      const [peer] = broker.app.mesh!.peerViews()
+      expect(peer?.authFailures).toBe(1)
+      expect(peer?.lastError).toMatch(/MAC/)
+    } finally {
+      await broker.close()
+      await acceptor.close()
+    }
+  })
+})
