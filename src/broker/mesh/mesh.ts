@@ -160,7 +160,7 @@ export class Mesh {
   private closed = false
   private readonly lastWarnAt = new Map<string, number>()
   /** Totals for tests and the view. */
-  readonly totals = { authFailures: 0, unknownFrames: 0, framesIn: 0, framesOut: 0, floodRefused: 0 }
+  readonly totals = { authFailures: 0, unknownFrames: 0, framesIn: 0, framesOut: 0, floodRefused: 0, heartbeatsIn: 0 }
 
   constructor(options: MeshOptions) {
     this.options = options
@@ -280,6 +280,18 @@ export class Mesh {
         stats: heard?.stats ?? null,
       }
     })
+  }
+
+  /** The `server_health` block of the shared-state stats (http-api.md section 12). */
+  health(now: number = Date.now()) {
+    const views = this.peerViews(now).filter((view) => view.state !== 'self')
+    return {
+      servers_tracked: views.length,
+      servers_alive: views.filter((view) => view.alive).length,
+      servers_dead: views.filter((view) => !view.alive).length,
+      heartbeats_received: this.totals.heartbeatsIn,
+      restarts_detected: views.reduce((sum, view) => sum + view.restarts, 0),
+    }
   }
 
   /** Every accepted connection. */
@@ -488,6 +500,7 @@ export class Mesh {
 
   private heardHeartbeat(heard: Heard, frame: MeshFrame): void {
     const now = Date.now()
+    this.totals.heartbeatsIn += 1
     heard.lastHeartbeatAt = now
     if (typeof frame.ts === 'number') heard.lastTs = frame.ts
     // RTT without synchronised clocks: our own timestamp echoed back, minus the time the peer held it.

@@ -22,8 +22,12 @@ export function registerHealthRoutes(app: FastifyInstance): void {
         records: broker.spool?.size.records ?? 0,
         bytes: broker.spool?.size.bytes ?? 0,
       },
-      mesh: { auth: 'off', peersConfigured: 0, peersConnected: 0 },
-      shared_state: { enabled: false, server_id: broker.config.serverId },
+      mesh: {
+        auth: app.mesh?.auth ?? 'off',
+        peersConfigured: app.mesh?.peerViews().length ?? 0,
+        peersConnected: app.mesh?.peersConnected ?? 0,
+      },
+      shared_state: { enabled: app.mesh !== undefined, server_id: broker.config.serverId },
       queen: { worker_id: 0, status: 'active' },
     }
     if (broker.state.phase === 'draining') return reply.code(503).send({ status: 'draining', ...common })

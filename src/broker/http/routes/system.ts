@@ -37,14 +37,16 @@ async function persist(broker: BrokerServices, kind: 'push' | 'pop', enabled: bo
   }
 }
 
-function sharedState(broker: BrokerServices) {
+function sharedState(app: FastifyInstance) {
+  const broker = app.broker
+  const health = app.mesh?.health()
   return {
-    enabled: false,
-    running: false,
+    enabled: app.mesh !== undefined,
+    running: app.mesh?.listening ?? false,
     server_id: broker.config.serverId,
     transport: 'tcp-mesh',
     queue_config_cache: { size: 0, hits: 0, misses: 0, hit_rate: 0 },
-    server_health: {
+    server_health: health ?? {
       servers_tracked: 0,
       servers_alive: 0,
       servers_dead: 0,
@@ -123,9 +125,9 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     }
   })
 
-  app.get('/api/v1/system/shared-state', () => sharedState(app.broker))
-  app.get('/internal/api/shared-state/stats', () => sharedState(app.broker))
-  app.get('/internal/api/inter-instance/stats', () => sharedState(app.broker))
+  app.get('/api/v1/system/shared-state', () => sharedState(app))
+  app.get('/internal/api/shared-state/stats', () => sharedState(app))
+  app.get('/internal/api/inter-instance/stats', () => sharedState(app))
 
   app.post('/internal/api/notify', (request) => {
     const body = asObject(request.body)
@@ -161,14 +163,40 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     })
   }
 
-  app.get('/api/v1/system/mesh', IGNORE_BODY, () => ({
-    serverId: app.broker.config.serverId,
-    port: 0,
-    auth: 'off',
-    listening: false,
-    peersConfigured: 0,
-    peersConnected: 0,
-    peers: [],
-    inbound: [],
-  }))
+  app.get('/api/v1/system/mesh', IGNORE_BODY, () => meshView(app))
+}
+
+const isoOrNull = (time: number | null) => (time === null || time === 0 ? null : new Date(time).toISOString())
+
+/** GET /api/v1/system/mesh (http-api.md section 10): this broker's view of every configured peer. */
+function meshView(app: FastifyInstance) {
+  const { mesh, broker } = app
+  const config = broker.config
+  if (!mesh) {
+    return {
+      serverId: config.serverId,
+      port: 0,
+      auth: 'off',
+      listening: false,
+      peersConfigured: 0,
+      peersConnected: 0,
+      peers: [],
+      inbound: [],
+    }
+  }
+  const peers = mesh.peerViews()
+  return {
+    serverId: config.serverId,
+    port: mesh.port,
+    auth: mesh.auth,
+    listening: mesh.listening,
+    peersConfigured: peers.length,
+    peersConnected: mesh.peersConnected,
+    peers: peers.map((peer) => ({
+      ...peer,
+      since: isoOrNull(peer.since),
+      lastHeartbeatAt: isoOrNull(peer.lastHeartbeatAt),
+    })),
+    inbound: mesh.inboundViews().map((inbound) => ({ ...inbound, since: isoOrNull(inbound.since) })),
+  }
 }
