@@ -25,6 +25,8 @@ export interface MeshPeer {
   framesOut?: number
   authFailures?: number
   lastError?: string | null
+  /** The broker's own advice for this peer (never reachable, refused, restarted, no heartbeat). */
+  hint?: string | null
   stats?: PeerStats | null
 }
 
@@ -100,5 +102,6 @@ export function meshHints(answer: MeshAnswer): string[] {
   if (answer.peers.some((peer) => (peer.authFailures ?? 0) > 0)) {
     hints.push('authentication failures: QUEEN_SYNC_SECRET differs between replicas')
   }
+  for (const peer of answer.peers) if (peer.hint) hints.push(`${peer.address}: ${peer.hint}`)
   return hints
 }

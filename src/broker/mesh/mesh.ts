@@ -383,6 +383,7 @@ export class Mesh {
     if (lastedLong) link.attempts = 0
     if (reason === 'self') {
       link.state = 'self'
+      link.remote = { serverId: this.options.serverId, instance: this.options.instance, nonce: '' }
       link.lastError = null
       this.log.info({ peer: link.peer.address }, 'mesh peer is this broker (self)')
       return
