@@ -19,6 +19,7 @@ import {
 import { EXIT, UserError } from './errors.js'
 import type { Column } from './output.js'
 import { resolvePgConnection } from './pg-connection.js'
+import { meshBootProblems } from '../broker/mesh/peers.js'
 
 /** Reads `--env-file`; a missing or unreadable file is a user error naming the flag. */
 export async function readEnvFile(file: string | undefined): Promise<string | undefined> {
@@ -195,6 +196,9 @@ export async function checkEnvironment(options: {
     for (const warning of error.warnings) findings.push({ level: 'warning', check: 'variables', message: warning })
   }
   if (config) {
+    // The mesh rules serve applies before booting (open mode off loopback, unparsable peers).
+    for (const problem of meshBootProblems(config))
+      findings.push({ level: 'error', check: 'variables', message: problem })
     findings.push(await spoolFinding(config.spool.dir))
     if (options.pg) {
       const merged = { ...Object.fromEntries(parseEnvFile(options.envFile ?? '').entries), ...options.env }

@@ -73,3 +73,19 @@ describe('open mode', () => {
     await expect(refused).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('QUEEN_SYNC_SECRET') })
   })
 })
+
+describe('queenctl env check', () => {
+  it('reports the open-mode refusal serve would stop on', async () => {
+    const { checkEnvironment } = await import('../../../src/cli/env-report.js')
+    const result = await checkEnvironment({
+      env: { QUEEN_MESH_PEERS: 'queen-1.queen-mesh:6633', FILE_BUFFER_DIR: '/tmp' },
+      envFile: undefined,
+      pg: false,
+      replicas: 3,
+    })
+    expect(result.valid).toBe(false)
+    expect(result.findings.find((finding) => finding.level === 'error')?.message).toMatch(
+      /QUEEN_SYNC_SECRET.*QUEEN_MESH_ALLOW_OPEN/,
+    )
+  })
+})
