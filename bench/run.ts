@@ -25,6 +25,7 @@ import { gitSha, machineFacts, renderMarkdown, writeReport, type BenchReport } f
 import { runScenario, type RunSettings, type ScenarioResult } from './scenario-run.js'
 import { scenarioSpecs, soakSpec, type ScenarioSpec } from './scenarios.js'
 import { runSoak, type SoakOutcome } from './soak.js'
+import { runCrossReplica } from './cross-replica.js'
 import { aggregate, checkTargets } from './targets.js'
 
 const USAGE = `usage: npm run bench -- [options]
@@ -37,6 +38,8 @@ const USAGE = `usage: npm run bench -- [options]
   --warmup SECONDS     warm-up before each window (default 3, quick 1)
   --soak               also run the broker RSS soak (ours only)
   --soak-minutes N     soak length (default 10)
+  --cross-replica      also time a push on replica A waking a long-poll on B: mesh vs PostgreSQL only
+  --cross-replica-n N  wakes per mode (default 200, quick 50)
   --profile DIR        run the broker under node --cpu-prof; its .cpuprofile lands in DIR when the run ends
   --no-build           do not rebuild dist/ even when it is older than src/
   --strict             exit 1 when a speed target fails too (correctness failures always exit 1)`
@@ -51,6 +54,8 @@ interface Options {
   windowMs: number
   warmupMs: number
   soakMinutes?: number
+  /** Wakes per mode of the cross-replica run; undefined = not run. */
+  crossReplica?: number
   build: boolean
   strict: boolean
   profileDir?: string
@@ -85,6 +90,8 @@ function parseOptions(argv: string[]): Options {
       warmup: { type: 'string' },
       soak: { type: 'boolean', default: false },
       'soak-minutes': { type: 'string' },
+      'cross-replica': { type: 'boolean', default: false },
+      'cross-replica-n': { type: 'string' },
       'no-build': { type: 'boolean', default: false },
       profile: { type: 'string' },
       strict: { type: 'boolean', default: false },
@@ -112,6 +119,9 @@ function parseOptions(argv: string[]): Options {
     windowMs: positive(values.window, quick ? 5 : 15, '--window') * 1000,
     warmupMs: positive(values.warmup, quick ? 1 : 3, '--warmup') * 1000,
     soakMinutes: values.soak ? positive(values['soak-minutes'], 10, '--soak-minutes') : undefined,
+    crossReplica: values['cross-replica']
+      ? Math.floor(positive(values['cross-replica-n'], quick ? 50 : 200, '--cross-replica-n'))
+      : undefined,
     build: !values['no-build'],
     strict: values.strict,
     profileDir: values.profile === undefined ? undefined : path.resolve(values.profile),
@@ -231,6 +241,16 @@ async function main(): Promise<number> {
         if (soak.result) results.push(soak.result)
       } else {
         notes.push('--soak needs the ours adapter')
+      }
+    }
+    if (options.crossReplica !== undefined) {
+      if (options.build && !options.adapters.includes('ours')) await ensureBuilt(log)
+      for (const mode of await runCrossReplica(pg, options.crossReplica, log)) {
+        notes.push(
+          `cross-replica (${mode.mode}): push on A to long-poll answered on B, ${mode.samples} wakes: p50 ${mode.p50} ms, ` +
+            `p95 ${mode.p95} ms, p99 ${mode.p99} ms, max ${mode.max} ms; after the push's own answer p50 ` +
+            `${mode.afterPushP50} ms, p99 ${mode.afterPushP99} ms; missed ${mode.missed}`,
+        )
       }
     }
     for (const adapter of adapters) {
