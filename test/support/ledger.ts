@@ -33,6 +33,8 @@ export interface LedgerReport {
 export class Ledger {
   readonly pushes: PushEntry[] = []
   readonly deliveries: DeliveryEntry[] = []
+  /** Per group and id: how many deliveries had been recorded when its ack was confirmed. */
+  private readonly ackedAt = new Map<string, number>()
 
   push(entry: PushEntry): void {
     this.pushes.push(entry)
@@ -40,6 +42,22 @@ export class Ledger {
 
   deliver(entry: DeliveryEntry): void {
     this.deliveries.push(entry)
+  }
+
+  /** An ack the broker confirmed (per-item success); a later delivery of the id to the group is a violation. */
+  acked(entry: { txId: string; group: string }): void {
+    const key = `${entry.group}\u0000${entry.txId}`
+    if (!this.ackedAt.has(key)) this.ackedAt.set(key, this.deliveries.length)
+  }
+
+  /** Ids delivered to `group` again after their ack was confirmed (at-least-once allows redelivery only before). */
+  deliveredAfterAck(group: string): string[] {
+    const late: string[] = []
+    this.deliveries.forEach((entry, index) => {
+      const at = this.ackedAt.get(`${group}\u0000${entry.txId}`)
+      if (entry.group === group && at !== undefined && index >= at) late.push(entry.txId)
+    })
+    return late
   }
 
   /** Checks one group: every acknowledged push delivered exactly once, nothing unknown, order kept. */
