@@ -114,6 +114,8 @@ interface Link {
   state: PeerState
   since: number | null
   socket: MeshSocket | undefined
+  /** A dial whose TCP connect has not finished. */
+  pending: Socket | undefined
   remote: HelloIdentity | undefined
   attempts: number
   timer: NodeJS.Timeout | undefined
@@ -171,6 +173,7 @@ export class Mesh {
       state: 'connecting',
       since: null,
       socket: undefined,
+      pending: undefined,
       remote: undefined,
       attempts: 0,
       timer: undefined,
@@ -250,6 +253,7 @@ export class Mesh {
     clearInterval(this.statsTimer)
     for (const link of this.links) {
       clearTimeout(link.timer)
+      link.pending?.destroy()
       link.socket?.close('local')
     }
     for (const inbound of this.inbound) inbound.socket.close('local')
@@ -337,9 +341,22 @@ export class Mesh {
       return
     }
     socket.setKeepAlive(true, this.options.deadThresholdMs)
-    const onEarlyError = (error: Error) => this.lost(link, 'socket-error', error.message)
+    link.pending = socket
+    // A black-holed address never answers the SYN: give up like a handshake that does not finish.
+    const connectTimer = setTimeout(() => {
+      link.pending = undefined
+      socket.destroy()
+      this.lost(link, 'socket-error', `connect timed out after ${this.timing.handshakeTimeoutMs} ms`)
+    }, this.timing.handshakeTimeoutMs)
+    const onEarlyError = (error: Error) => {
+      clearTimeout(connectTimer)
+      link.pending = undefined
+      this.lost(link, 'socket-error', error.message)
+    }
     socket.once('error', onEarlyError)
     socket.once('connect', () => {
+      clearTimeout(connectTimer)
+      link.pending = undefined
       socket.off('error', onEarlyError)
       if (this.closed) return void socket.destroy()
       link.socket = new MeshSocket(socket, this.socketOptions('dialer'), {
@@ -574,7 +591,12 @@ export class Mesh {
   private authFailure(remote: string, reason: CloseReason, detail: string | undefined): void {
     this.totals.authFailures += 1
     this.options.counters?.authFailure()
-    this.warnLimited(`auth:${remote}`, { remote, reason, detail }, `mesh authentication failed: ${CLOSE_TEXT[reason]}`)
+    // Keyed by host, not host:port: every retry comes from a new source port.
+    this.warnLimited(
+      `auth:${remote.replace(/:[^:\]]*$/, '')}`,
+      { remote, reason, detail },
+      `mesh authentication failed: ${CLOSE_TEXT[reason]}`,
+    )
   }
 
   private warnLimited(key: string, fields: object, message: string): void {

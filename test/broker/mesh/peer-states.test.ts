@@ -69,26 +69,33 @@ describe('mesh peer states', () => {
     }
   })
 
-  it('sees a restarted peer come back with a new instance id, serving all the while', async () => {
+  it('sees a restarted and then flapping peer come back with a new instance id each time, serving all the while', async () => {
     const database = await createTestDatabase('mesh_restart')
     const ports = [await freePort(), await freePort()]
     const a = await meshed(database, 'queen-a', ports[0]!, ports)
-    let b = await meshed(database, 'queen-b', ports[1]!, ports)
+    let b: TestBroker | undefined = await meshed(database, 'queen-b', ports[1]!, ports)
     try {
       await meshConnected([a, b])
-      await b.close({ keepDatabase: true })
-      await expect.poll(async () => (await peerView(a, ports[1]!)).state).not.toBe('connected')
-      await push(a, [{ queue: 'restart', payload: { n: 1 } }])
-      expect(numbers(await pop(a, 'restart'))).toEqual([1])
-      b = await meshed(database, 'queen-b', ports[1]!, ports)
-      await expect.poll(async () => (await peerView(a, ports[1]!)).state, { timeout: 15_000 }).toBe('connected')
+      for (const [round, expected] of [
+        [1, 1],
+        [2, 2],
+        [3, 3],
+      ] as const) {
+        await b.close({ keepDatabase: true })
+        b = undefined
+        await expect.poll(async () => (await peerView(a, ports[1]!)).state).not.toBe('connected')
+        await push(a, [{ queue: `restart-${round}`, payload: { n: round } }])
+        expect(numbers(await pop(a, `restart-${round}`))).toEqual([round])
+        b = await meshed(database, 'queen-b', ports[1]!, ports)
+        await expect.poll(async () => (await peerView(a, ports[1]!)).state, { timeout: 15_000 }).toBe('connected')
+        expect((await peerView(a, ports[1]!)).restarts).toBe(expected)
+      }
       const view = await peerView(a, ports[1]!)
-      expect(view.restarts).toBe(1)
       expect(view.hint).toMatch(/restarted \(new instance id\)/)
-      expect((await http(a, 'GET', '/internal/api/shared-state/stats')).body.server_health.restarts_detected).toBe(1)
+      expect((await http(a, 'GET', '/internal/api/shared-state/stats')).body.server_health.restarts_detected).toBe(3)
     } finally {
       await a.close()
-      await b.close()
+      await b?.close()
       await dropTestDatabase(database)
     }
   })
