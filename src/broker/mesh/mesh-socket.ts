@@ -183,11 +183,13 @@ export class MeshSocket {
       else this.receiveHandshake(frame)
     }
     if (this.isClosed) return
-    // The stall clock starts with a frame's first bytes and is not reset by a trickle.
-    if (!this.reader.midFrame) {
+    // The stall clock runs from the first bytes of the frame still incomplete; a trickle does not reset it,
+    // only a completed frame does.
+    if (result.frames.length > 0 || !this.reader.midFrame) {
       clearTimeout(this.stallTimer)
       this.stallTimer = undefined
-    } else {
+    }
+    if (this.reader.midFrame) {
       this.stallTimer ??= setTimeout(() => this.close('stalled'), this.options.stallTimeoutMs)
     }
   }

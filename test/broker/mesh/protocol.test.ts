@@ -118,6 +118,29 @@ describe('the mesh protocol on raw sockets', () => {
     session.wire.destroy()
   })
 
+  it('survives a flood of 10 000 valid POP_WAKE frames from one peer and keeps serving', async () => {
+    const mesh = broker.app.mesh!
+    const session = await dialAndHandshake(meshPort(broker), SECRET, { serverId: 'flooding-peer' })
+    const frames: Buffer[] = []
+    for (let index = 0; index < 10_000; index++) {
+      frames.push(
+        session.frame({
+          type: 'POP_WAKE',
+          from: 'flooding-peer',
+          ts: Date.now(),
+          wakes: [{ tenant: '', queue: `flood-${index % 50}`, partition: null, mark: index + 1 }],
+        }),
+      )
+    }
+    session.wire.write(Buffer.concat(frames))
+    await expect
+      .poll(() => mesh.inboundViews().find((view) => view.serverId === 'flooding-peer')?.framesIn, { timeout: 20_000 })
+      .toBe(10_000)
+    expect(session.wire.closed).toBe(false)
+    expect((await http(broker, 'GET', '/health/live')).status).toBe(200)
+    session.wire.destroy()
+  })
+
   it('closes on a 4 GiB length prefix without allocating it', async () => {
     const wire = await WireSocket.dial(meshPort(broker))
     const before = process.memoryUsage().arrayBuffers

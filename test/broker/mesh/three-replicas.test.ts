@@ -45,18 +45,21 @@ describe('three meshed replicas', () => {
   })
 
   it('answers a long-poll on B when a push lands on A, through a POP_WAKE over the mesh', async () => {
-    const [a, b] = cluster.brokers
+    const [a, b, c] = cluster.brokers
+    const wakeFramesIn = (broker: typeof a) =>
+      metric(broker!, 'queen_mesh_frames_total', { type: 'POP_WAKE', direction: 'in' })
     const wakesBefore = await metric(b!, 'queen_pop_wakeups_total', { source: 'mesh' })
-    const framesBefore = await metric(b!, 'queen_mesh_frames_total', { type: 'POP_WAKE', direction: 'in' })
+    const [framesA, framesB, framesC] = [await wakeFramesIn(a), await wakeFramesIn(b), await wakeFramesIn(c)]
     const parked = pop(b!, 'mesh-wake', { wait: true, timeout: 20_000 })
     await expect.poll(() => b!.services.waiters.parked).toBe(1)
     await push(a!, [{ queue: 'mesh-wake', payload: { n: 1 } }])
     // B's backoff timer is a minute: only a wake can answer within the test.
     expect(numbers(await parked)).toEqual([1])
     expect(await metric(b!, 'queen_pop_wakeups_total', { source: 'mesh' })).toBe(wakesBefore + 1)
-    expect(await metric(b!, 'queen_mesh_frames_total', { type: 'POP_WAKE', direction: 'in' })).toBeGreaterThan(
-      framesBefore,
-    )
+    // One frame from A to each peer, and no re-broadcast: A hears nothing back (reliability.md T7).
+    await expect.poll(() => wakeFramesIn(c)).toBe(framesC + 1)
+    expect(await wakeFramesIn(b)).toBe(framesB + 1)
+    expect(await wakeFramesIn(a)).toBe(framesA)
   })
 
   it('holds maintenance set on A on B and C', async () => {
