@@ -101,6 +101,21 @@ describe('mesh peer states', () => {
   })
 })
 
+describe('open mode on loopback', () => {
+  it('connects two brokers without a secret and says auth off', async () => {
+    const cluster = await startMeshCluster({ names: ['open-a', 'open-b'], label: 'mesh_open' })
+    try {
+      await meshConnected(cluster.brokers)
+      for (const broker of cluster.brokers) {
+        const { body } = await http(broker, 'GET', '/api/v1/system/mesh')
+        expect(body).toMatchObject({ auth: 'off', peersConnected: 1 })
+      }
+    } finally {
+      await cluster.close()
+    }
+  })
+})
+
 describe('a wake heard by both paths', () => {
   it('re-checks once when the mesh and the PostgreSQL channel both carry it', async () => {
     const cluster = await startMeshCluster({
