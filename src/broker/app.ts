@@ -3,7 +3,6 @@
  * rule, and every route family. The other parts (src/broker/parts/) register before the HTTP part; the
  * routes read them through `app.broker` at request time.
  */
-import { tenancyGate } from './http/tenant.js'
 import { randomUUID } from 'node:crypto'
 import Fastify, {
   LogController,
@@ -14,6 +13,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { authenticate } from './auth/hook.js'
 import type { BrokerConfig } from './config/broker-config.js'
 import { BrokerError, validationError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
@@ -48,6 +48,7 @@ import { registerStatusQueueRoutes } from './http/routes/status-queues.js'
 import { registerStatusRoutes } from './http/routes/status.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
+import { tenancyGate } from './http/tenant.js'
 import { badlyEncodedParameter } from './http/validation/query.js'
 
 declare module 'fastify' {
@@ -119,6 +120,8 @@ function httpPart(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
+  // JWT (operations.md 9): 401/403 before anything reads the request; sets request.identity.
+  app.addHook('onRequest', authenticate)
   // Query text that is not valid percent-encoding is a 400 naming the parameter (http-api.md 2.2).
   app.addHook('onRequest', (request) => {
     const parameter = badlyEncodedParameter(request.url)
@@ -202,4 +205,4 @@ function httpPart(app: FastifyInstance): Promise<void> {
 }
 
 /** The HTTP part: registered last, after the parts whose state the routes read. */
-export default fp(httpPart, { name: 'queen-http', dependencies: ['queen-engines'] })
+export default fp(httpPart, { name: 'queen-http', dependencies: ['queen-auth', 'queen-engines'] })

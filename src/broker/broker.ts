@@ -2,7 +2,7 @@
  * A broker is one fastify app whose parts are plugins (src/broker/parts/), registered in boot order and
  * closed in reverse by `app.close()`:
  *
- *   spool -> database -> connectivity -> engines -> mesh -> replay -> jobs -> http
+ *   auth -> spool -> database -> connectivity -> engines -> mesh -> replay -> jobs -> http
  *
  * A new subsystem is a part: a folder of its own and one `register` line here, in the place its
  * dependencies put it. `serve` and the test brokers build the same app; tests leave out durability
@@ -13,6 +13,7 @@ import type pg from 'pg'
 import type { Logger } from 'pino'
 import httpPart, { createBrokerApp } from './app.js'
 import type { BrokerConfig } from './config/broker-config.js'
+import authPart from './parts/auth-part.js'
 import connectivityPart from './parts/connectivity-part.js'
 import databasePart from './parts/database-part.js'
 import enginesPart from './parts/engines-part.js'
@@ -39,6 +40,8 @@ export async function buildBroker(config: BrokerConfig, options: BrokerOptions):
   const { log } = options
   const durability = options.durability ?? true
   const app = createBrokerApp(config, log.child({ component: 'http' }))
+  // First: a token key the broker cannot use stops the boot before anything starts.
+  void app.register(authPart, { config, log })
   void app.register(spoolPart, { config, log, enabled: durability })
   void app.register(databasePart, { config, log, connection: options.connection })
   void app.register(connectivityPart, { log, enabled: durability })

@@ -235,10 +235,9 @@ describe('queenctl serve configuration', () => {
     }
   })
 
-  it('refuses to boot with a security setting this version cannot honour, naming the variable', async () => {
+  it('refuses to boot with a tenancy-claim setting this version cannot honour, naming the variable', async () => {
     const unreachable = { PG_HOST: '127.0.0.1', PG_PORT: '1', PORT: '0' }
     const cases: [Record<string, string>, string][] = [
-      [{ JWT_ENABLED: 'true', JWT_SECRET: 'x'.repeat(32) }, 'JWT_ENABLED=true'],
       [{ QUEEN_TENANCY_CLAIM: 'tenant' }, 'QUEEN_TENANCY_CLAIM=tenant'],
     ]
     for (const [env, named] of cases) {

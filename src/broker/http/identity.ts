@@ -3,6 +3,7 @@
  * every request when JWT_ENABLED=true and the route is not public, null otherwise. The tenancy hook reads
  * `claims` to bind a tenant to its token (QUEEN_TENANCY_CLAIM), and pushes record `sub` as producerSub.
  */
+import type { FastifyRequest } from 'fastify'
 
 /** The roles of operations.md 9.3, highest first. */
 export type Role = 'admin' | 'read-write' | 'read-only'
@@ -22,4 +23,9 @@ declare module 'fastify' {
     /** The verified token of this request; null without auth or on a public route. */
     identity: RequestIdentity | null
   }
+}
+
+/** What stored messages record as `producerSub` (operations.md 9.5): the token's `sub`, null without auth. */
+export function producerSubOf(request: FastifyRequest): string | null {
+  return request.identity?.sub ?? null
 }

@@ -1,11 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { tenancyScopeOf } from '../auth/route-classes.js'
 
 /** A tenant name as the tenancy header must carry it (operations.md 14.1). */
 const TENANT_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
-
-/** Routes only an operator may call: a request naming a tenant is refused on them. */
-const OPERATOR_PREFIXES = ['/api/v1/system/', '/internal/']
-const OPERATOR_ROUTES = new Set(['/metrics', '/metrics/prometheus'])
 
 /** The configured tenancy header, lowercased as Node stores incoming names; undefined = single tenant. */
 function tenancyHeaderOf(request: FastifyRequest): string | undefined {
@@ -37,11 +34,13 @@ export async function tenancyGate(request: FastifyRequest, reply: FastifyReply):
   const route = request.routeOptions.url
   if (route === undefined) return
   const value = headerValue(request, configured.toLowerCase())
-  if (OPERATOR_ROUTES.has(route) || OPERATOR_PREFIXES.some((prefix) => route.startsWith(prefix))) {
+  // Operator-only and tenant routes come from the route table (auth/route-classes.ts).
+  const scope = tenancyScopeOf(route)
+  if (scope === 'operator') {
     if (value !== undefined) await reply.code(403).send({ error: 'operator-only route', code: 'QUEEN_ERR_FORBIDDEN' })
     return
   }
-  if (!route.startsWith('/api/') && !route.startsWith('/streams/')) return
+  if (scope === 'none') return
   if (value === undefined || value === '') {
     await reply.code(400).send({ error: `${configured} header is required`, code: 'QUEEN_ERR_VALIDATION' })
   } else if (!TENANT_PATTERN.test(value)) {

@@ -27,6 +27,10 @@ export interface BrokerEventHandlers {
   encryptionFailed(op: 'encrypt' | 'decrypt', count: number): void
   /** A wake or the backoff timer re-checked parked pops. */
   popWakeup(source: WakeSource): void
+  /** A request was refused by the auth hook (401 or 403), for `reason`. */
+  authFailed(reason: string): void
+  /** A JWKS fetch ended with `outcome` (`ok`, `error`, `timeout`, `invalid`). */
+  jwksFetched(outcome: string): void
   /** An HTTP request finished (long-poll parking excluded from `durationMs`). */
   request(route: string, method: string, status: number, durationMs: number): void
 }

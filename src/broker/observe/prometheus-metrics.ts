@@ -4,6 +4,7 @@
  * global one, so several brokers in one process (the tests) keep separate counters.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { AUTH_FAILURE_REASONS } from '../auth/reasons.js'
 import { WAKE_SOURCES } from '../engine/pop-waiters.js'
 import type { BrokerEvents } from './broker-events.js'
 import { OTHER_QUEUE_LABEL, QueueLabels } from './queue-labels.js'
@@ -94,6 +95,8 @@ export class BrokerMetrics {
   private readonly deadLettered: Counter
   private readonly encryptionFailures: Counter
   private readonly popWakeups: Counter
+  private readonly authFailures: Counter
+  private readonly jwksFetches: Counter
 
   constructor(options: PrometheusOptions) {
     this.labels = new QueueLabels(options.maxQueues)
@@ -131,6 +134,10 @@ export class BrokerMetrics {
       ['op'],
     )
     for (const op of ['encrypt', 'decrypt']) this.encryptionFailures.inc({ op }, 0)
+    this.authFailures = counter('queen_auth_failures_total', 'Requests refused by JWT auth (401, 403).', ['reason'])
+    for (const reason of AUTH_FAILURE_REASONS) this.authFailures.inc({ reason }, 0)
+    this.jwksFetches = counter('queen_jwks_fetches_total', 'JWKS fetches by outcome.', ['outcome'])
+    for (const outcome of ['ok', 'error', 'timeout', 'invalid']) this.jwksFetches.inc({ outcome }, 0)
     const parked = gauge('queen_pop_parked', 'Long-poll pops parked on this broker.', [], () =>
       parked.set(options.waiters.parked),
     )
@@ -194,6 +201,8 @@ export class BrokerMetrics {
       deadLettered: (tenant, queue, count) => this.deadLettered.inc(this.queue(tenant, queue), count),
       encryptionFailed: (op, count) => this.encryptionFailures.inc({ op }, count),
       popWakeup: (source) => this.popWakeups.inc({ source }),
+      authFailed: (reason) => this.authFailures.inc({ reason }),
+      jwksFetched: (outcome) => this.jwksFetches.inc({ outcome }),
       request: (route, method, status, durationMs) => {
         this.httpRequests.inc({ route, method, status: String(status) })
         this.httpDuration.observe({ route }, durationMs / 1000)

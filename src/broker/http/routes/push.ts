@@ -1,16 +1,16 @@
 /** POST /api/v1/push (http-api.md 5.1). */
 import type { FastifyInstance } from 'fastify'
 import { pushResultItem } from '../envelopes/push-result.js'
+import { producerSubOf } from '../identity.js'
 import { tenantOf } from '../tenant.js'
 import { parsePushBody } from '../validation/push-body.js'
 
 export function registerPushRoutes(app: FastifyInstance): void {
   app.post('/api/v1/push', async (request, reply) => {
     const broker = app.broker
-    const items = parsePushBody(request.body, broker.config.maxBatchItems).map((item) => ({
-      ...item,
-      producerSub: null,
-    }))
+    // The token's sub with auth on (operations.md 9.5); a producerSub in the body is never read.
+    const producerSub = producerSubOf(request)
+    const items = parsePushBody(request.body, broker.config.maxBatchItems).map((item) => ({ ...item, producerSub }))
     const outcomes = await broker.ingest.push(tenantOf(request), items, { requestId: request.id })
     // Nothing was stored anywhere (PostgreSQL unreachable and the spool could not take it): 503, and the
     // producer's retry with the same transaction ids is idempotent (http-api.md 2.6).

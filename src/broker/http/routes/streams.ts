@@ -8,6 +8,7 @@ import { describeDbFailure } from '../../db/pg-errors.js'
 import type { StreamCycleAnswer } from '../../engine/streams-engine.js'
 import { BrokerError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
+import { producerSubOf } from '../identity.js'
 import { parseStreamCycle, parseStreamRegistration, parseStreamStateQuery } from '../validation/streams-body.js'
 import { pushResultItem } from '../envelopes/push-result.js'
 
@@ -59,7 +60,7 @@ export function registerStreamRoutes(app: FastifyInstance): void {
   })
 
   app.post('/streams/v1/cycle', async (request) => {
-    const cycle = parseStreamCycle(request.body, broker.config.maxBatchItems)
+    const cycle = parseStreamCycle(request.body, broker.config.maxBatchItems, producerSubOf(request))
     try {
       const answer = await engine.cycle(tenantOf(request), cycle)
       if (!answer.success) request.log.info({ error: answer.error }, 'stream cycle rolled back')

@@ -1,11 +1,16 @@
 /** POST /api/v1/transaction (http-api.md 5.6). */
 import type { FastifyInstance } from 'fastify'
+import { producerSubOf } from '../identity.js'
 import { tenantOf } from '../tenant.js'
 import { parseTransactionBody } from '../validation/transaction-body.js'
 
 export function registerTransactionRoutes(app: FastifyInstance): void {
   app.post('/api/v1/transaction', async (request) => {
-    const { operations, requiredLeases } = parseTransactionBody(request.body, app.broker.config.maxBatchItems)
+    const { operations, requiredLeases } = parseTransactionBody(
+      request.body,
+      app.broker.config.maxBatchItems,
+      producerSubOf(request),
+    )
     const answer = await app.broker.transactions.run(tenantOf(request), operations, requiredLeases)
     if (!answer.success) request.log.info({ error: answer.error }, 'transaction rolled back')
     return answer

@@ -69,8 +69,15 @@ function parseStateOps(value: unknown): StreamStateOp[] {
   })
 }
 
-/** Validates `POST /streams/v1/cycle`; `maxItems` bounds push items plus state ops, and `ack.count`. */
-export function parseStreamCycle(body: unknown, maxItems: number): StreamCycleRequest {
+/**
+ * Validates `POST /streams/v1/cycle`; `maxItems` bounds push items plus state ops, and `ack.count`. Sink
+ * pushes carry `producerSub` (the token's `sub` with auth on).
+ */
+export function parseStreamCycle(
+  body: unknown,
+  maxItems: number,
+  producerSub: string | null = null,
+): StreamCycleRequest {
   const raw = asObject(body)
   if (isMissing(raw.query_id)) throw validationError('query_id is required')
   if (isMissing(raw.partition_id)) throw validationError('partition_id is required')
@@ -86,7 +93,7 @@ export function parseStreamCycle(body: unknown, maxItems: number): StreamCycleRe
   }
   const pushItems = pushRaw.map((item, index) => ({
     ...parsePushItem(item, `push_items[${index}]`),
-    producerSub: null,
+    producerSub,
   }))
 
   let ack: StreamCycleRequest['ack'] = null

@@ -11,8 +11,15 @@ export interface TransactionBody {
   requiredLeases: string[]
 }
 
-/** Validates the whole transaction; one bad operation rejects it before anything runs. */
-export function parseTransactionBody(body: unknown, maxItems: number): TransactionBody {
+/**
+ * Validates the whole transaction; one bad operation rejects it before anything runs. Push items carry
+ * `producerSub` (the token's `sub` with auth on); one in the body is never read.
+ */
+export function parseTransactionBody(
+  body: unknown,
+  maxItems: number,
+  producerSub: string | null = null,
+): TransactionBody {
   const raw = asObject(body)
   const list = raw.operations
   if (!Array.isArray(list)) throw validationError('operations array required')
@@ -28,12 +35,12 @@ export function parseTransactionBody(body: unknown, maxItems: number): Transacti
           type: 'push',
           items: op.items.map((item, itemIndex) => ({
             ...parsePushItem(item, `${field}.items[${itemIndex}]`, ['payload', 'data']),
-            producerSub: null,
+            producerSub,
           })),
         }
       }
       total += 1
-      return { type: 'push', items: [{ ...parsePushItem(op, field, ['payload', 'data']), producerSub: null }] }
+      return { type: 'push', items: [{ ...parsePushItem(op, field, ['payload', 'data']), producerSub }] }
     }
     if (op.type === 'ack') {
       total += 1
