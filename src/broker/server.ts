@@ -9,7 +9,6 @@ import type { BrokerConfig } from './config/broker-config.js'
 import { BootError } from './parts/boot-error.js'
 import type { BrokerServices } from './services.js'
 import { meshBootProblems } from './mesh/peers.js'
-import { unbuiltSettings } from './unbuilt-settings.js'
 
 export { BootError } from './parts/boot-error.js'
 
@@ -25,7 +24,7 @@ export interface RunningBroker {
 
 /** Boots the broker and starts listening. */
 export async function startBroker(config: BrokerConfig, log: Logger): Promise<RunningBroker> {
-  const refused = [...unbuiltSettings(config), ...meshBootProblems(config)]
+  const refused = meshBootProblems(config)
   if (refused.length > 0) throw new BootError(refused.join('\n'), 1)
   const app = await buildBroker(config, { log })
   try {

@@ -414,6 +414,12 @@ describe('strict parsing', () => {
     expect(problemsOf({ JWT_JWKS_URL: 'ftp://keys' })).toEqual([
       'config error: JWT_JWKS_URL="ftp://keys" is not an http:// or https:// URL',
     ])
+    expect(problemsOf({ QUEEN_TENANCY_CLAIM: 'tenant' })).toEqual([
+      'config error: QUEEN_TENANCY_CLAIM=tenant needs JWT_ENABLED=true and QUEEN_TENANCY_HEADER',
+    ])
+    expect(problemsOf({ QUEEN_TENANCY_CLAIM: 'tenant', QUEEN_TENANCY_HEADER: 'X-Queen-Tenant' })).toEqual([
+      'config error: QUEEN_TENANCY_CLAIM=tenant needs JWT_ENABLED=true',
+    ])
     expect(problemsOf({ QUEEN_TENANCY_HEADER: 'X Queen Tenant' })).toEqual([
       'config error: QUEEN_TENANCY_HEADER="X Queen Tenant" is not a valid HTTP header name',
     ])

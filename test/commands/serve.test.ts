@@ -235,19 +235,6 @@ describe('queenctl serve configuration', () => {
     }
   })
 
-  it('refuses to boot with a tenancy-claim setting this version cannot honour, naming the variable', async () => {
-    const unreachable = { PG_HOST: '127.0.0.1', PG_PORT: '1', PORT: '0' }
-    const cases: [Record<string, string>, string][] = [
-      [{ QUEEN_TENANCY_CLAIM: 'tenant' }, 'QUEEN_TENANCY_CLAIM=tenant'],
-    ]
-    for (const [env, named] of cases) {
-      const serve = await runCli(['serve'], { env: { ...unreachable, ...env } })
-      expect(serve.code, named).toBe(1)
-      expect(serve.stdout + serve.stderr, named).toContain(`config error: ${named}`)
-      expect(serve.stdout + serve.stderr, named).toMatch(/not implemented|not complete/)
-    }
-  })
-
   it('an invalid environment exits 1 naming every invalid variable', async () => {
     const env = { JWT_ENABLED: 'yes', DB_POOL_SIZE: 'ten', PG_HOST: '127.0.0.1', PG_PORT: '1' }
 

@@ -307,6 +307,17 @@ function crossCheck(
           : !hasPublic && 'JWT_PUBLIC_KEY or JWT_JWKS_URL'
     if (needs) problems.push(`config error: JWT_ENABLED=true with JWT_ALGORITHM=${v.JWT_ALGORITHM} needs ${needs}`)
   }
+  // The claim binds the tenant header to the token (operations.md 14.1): it needs both.
+  if (parsed('JWT_ENABLED', 'QUEEN_TENANCY_HEADER') && v.QUEEN_TENANCY_CLAIM !== undefined) {
+    const missing = [
+      !v.JWT_ENABLED && 'JWT_ENABLED=true',
+      v.QUEEN_TENANCY_HEADER === undefined && 'QUEEN_TENANCY_HEADER',
+    ]
+    const needs = missing.filter((item) => item !== false)
+    if (needs.length > 0) {
+      problems.push(`config error: QUEEN_TENANCY_CLAIM=${v.QUEEN_TENANCY_CLAIM} needs ${needs.join(' and ')}`)
+    }
+  }
   // Warnings the spec asks for at boot (operations.md 9.1, 11.6, 13.4, 2.12); `env check` shows them too.
   if (parsed('PG_USE_SSL', 'PG_SSL_REJECT_UNAUTHORIZED') && v.PG_USE_SSL && !v.PG_SSL_REJECT_UNAUTHORIZED) {
     warnings.push('config: PG_SSL_REJECT_UNAUTHORIZED=false: TLS to PostgreSQL is encrypted but not verified')

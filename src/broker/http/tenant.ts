@@ -48,5 +48,20 @@ export async function tenancyGate(request: FastifyRequest, reply: FastifyReply):
       error: `${configured} header is invalid: use 1 to 64 letters, digits, '.', '_' or '-'`,
       code: 'QUEEN_ERR_VALIDATION',
     })
+  } else {
+    await checkTenantClaim(request, reply, configured, value)
   }
+}
+
+/**
+ * QUEEN_TENANCY_CLAIM (operations.md 14.1): the token's claim must equal the header, binding a tenant to its
+ * tokens. A request without a verified token (a route listed in JWT_SKIP_PATHS) cannot prove its tenant.
+ */
+async function checkTenantClaim(request: FastifyRequest, reply: FastifyReply, header: string, tenant: string) {
+  const claim = request.server.broker.config.tenancy.claim
+  if (claim === undefined || request.identity?.claims[claim] === tenant) return
+  request.server.broker.events.emit('authFailed', 'tenant_mismatch')
+  await reply
+    .code(403)
+    .send({ error: `${header} does not match the token's ${claim} claim`, code: 'QUEEN_ERR_FORBIDDEN' })
 }
