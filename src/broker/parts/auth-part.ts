@@ -42,6 +42,10 @@ async function authPart(app: FastifyInstance, { config, log }: { config: { auth:
         if (error !== undefined) log.warn({ outcome, error }, 'JWKS fetch failed; the last good key set stays in use')
       })
       verifier = new TokenVerifier(keys, config.auth)
+      // operations.md 9.2 fetches JWKS over HTTPS; plain http lets anyone on the path swap the keys.
+      if (keys.jwks !== undefined && config.auth.jwksUrl?.startsWith('http://')) {
+        log.warn('config: JWT_JWKS_URL is plain http: signing keys can be replaced in transit; use https')
+      }
       log.info({ algorithms: keys.algorithms.join(','), jwks: keys.jwks !== undefined }, 'auth')
     } catch (error) {
       if (error instanceof AuthConfigError) throw new BootError(error.message, 1)

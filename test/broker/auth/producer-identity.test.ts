@@ -124,3 +124,19 @@ describe('producerSub with auth on', () => {
     expect(popped.body.messages.map((message: any) => message.producerSub)).toEqual(['alice', 'alice', 'alice'])
   })
 })
+
+describe('producerSub with auth off', () => {
+  it('is null, whatever the body says', async () => {
+    const open = await startTestBroker({ label: 'auth-producer-off' })
+    try {
+      const pushed = await http(open, 'POST', '/api/v1/push', {
+        items: [{ queue: 'pid-off', payload: 1, producerSub: 'mallory' }],
+      })
+      expect(pushed.body[0].status).toBe('queued')
+      const { rows } = await open.db.query('SELECT producer_sub FROM queen.messages')
+      expect(rows).toEqual([{ producer_sub: null }])
+    } finally {
+      await open.close()
+    }
+  })
+})
