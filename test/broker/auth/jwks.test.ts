@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
@@ -176,6 +176,37 @@ describe('JWKS: no key set yet', () => {
     } finally {
       await broker.close()
       await jwks.close()
+    }
+  })
+})
+
+describe('JWKS: a hanging endpoint', () => {
+  it('times out after JWT_JWKS_TIMEOUT_MS, answers 401 and counts a timeout', async () => {
+    const sockets = new Set<Socket>()
+    const hanging = createServer(() => undefined)
+    hanging.on('connection', (socket) => sockets.add(socket))
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/jwks.json`
+    const broker = await startTestBroker({
+      label: 'auth-jwks-hang',
+      config: { auth: { enabled: true, algorithm: 'RS256', jwksUrl: url, jwksTimeoutMs: 300 } },
+    })
+    try {
+      const key = await signingKey('k1')
+      const answer = await http(
+        broker,
+        'GET',
+        READ,
+        undefined,
+        bearer(await signedToken(CLAIMS, key.privateKey, { alg: 'RS256', kid: 'k1' })),
+      )
+      expect(answer.status).toBe(401)
+      expect(answer.body.error).toBe('Invalid token')
+      expect(await fetchCounter(broker)).toMatchObject({ timeout: 1, ok: 0 })
+    } finally {
+      await broker.close()
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => hanging.close(resolve))
     }
   })
 })

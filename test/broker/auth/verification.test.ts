@@ -55,6 +55,15 @@ describe('401: missing or invalid tokens (http-api.md 2.8)', () => {
     expect(await storedMessages()).toBe(0)
   })
 
+  it('HEAD routes (fastify adds one per GET) are gated like their GET', async () => {
+    const anonymous = await rawRequest(broker.url, 'HEAD', '/api/v1/resources/queues')
+    expect(anonymous.status).toBe(401)
+    const reader = await rawRequest(broker.url, 'HEAD', '/api/v1/resources/queues', {
+      headers: bearer(await token({ role: 'read-only' })),
+    })
+    expect(reader.status).toBe(200)
+  })
+
   it('a bare token without the Bearer scheme is refused; the scheme is case-insensitive', async () => {
     const valid = await token()
     const bare = await http(broker, 'POST', '/api/v1/push', PUSH, { authorization: valid })
