@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startTestBroker, type TestBroker } from '../support/broker.js'
 import { hsToken, SECRET } from '../broker/auth/tokens.js'
-import { closeQueen, describeWithClient, openQueen, runConsumer, storedMessages } from './client.js'
+import {
+  closeQueen,
+  describeWithClient,
+  loadClient,
+  openQueen,
+  runConsumer,
+  storedMessages,
+  waitFor,
+} from './client.js'
 
 describeWithClient('the client with a bearer token', () => {
   let broker: TestBroker
@@ -82,6 +90,36 @@ describeWithClient('the client with a bearer token', () => {
     expect(result.success).toBe(true)
     expect((await storedMessages(broker.db, 'auth-c-tx-out')).map((row) => row.payload)).toEqual(['out'])
     expect(await producers('auth-c-tx-out')).toEqual(['orders-service'])
+  })
+
+  it('runs a streams query with the token: source pops, cycles and sink pushes all authenticated', async () => {
+    const { Stream } = await loadClient()
+    await queen
+      .queue('auth-c-src')
+      .partition('p1')
+      .push([1, 2, 3].map((n) => ({ data: { n } })))
+    const errors: string[] = []
+    const quiet = () => undefined
+    const handle = await Stream.from(queen.queue('auth-c-src'))
+      .map((message: any) => ({ doubled: message.data.n * 2 }))
+      .to(queen.queue('auth-c-sink'))
+      .run({
+        url: broker.url,
+        bearerToken: await hsToken({ sub: 'stream-runner', role: 'read-write' }),
+        queryId: 'auth-c-stream',
+        maxWaitMillis: 300,
+        logger: { info: quiet, warn: quiet, error: quiet },
+        onError: (error: any) => errors.push(String(error?.message ?? error)),
+      })
+    try {
+      expect(await waitFor(async () => (await producers('auth-c-sink')).length >= 3, 15_000)).toBe(true)
+    } finally {
+      await handle.stop()
+    }
+    expect(errors).toEqual([])
+    const sink = await storedMessages(broker.db, 'auth-c-sink')
+    expect(sink.map((row) => row.payload)).toEqual([{ doubled: 2 }, { doubled: 4 }, { doubled: 6 }])
+    expect(await producers('auth-c-sink')).toEqual(['stream-runner', 'stream-runner', 'stream-runner'])
   })
 
   it('a read-only token cannot push: the client surfaces 403', async () => {
