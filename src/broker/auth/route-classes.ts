@@ -46,7 +46,7 @@ const ROWS: readonly Row[] = [
   ['GET', '/api/v1/resources/namespaces', 'read'], // 17
   ['GET', '/api/v1/resources/tasks', 'read'], // 18
   ['GET', '/api/v1/resources/overview', 'read'], // 19
-  ['GET', '/api/v1/resources/partitions', 'read'], // JS Admin.getPartitions (served since the spec listed it 404)
+  ['GET', '/api/v1/resources/partitions', 'read'], // ours: JS Admin.getPartitions (http-api.md 14 still lists it as not served)
   ['DELETE', '/api/v1/queues/:queue/clear', 'admin'], // 20
   ['GET', '/api/v1/messages', 'read'], // 21
   ['GET', '/api/v1/messages/:partitionId/:transactionId', 'read'], // 22
