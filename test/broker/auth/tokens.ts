@@ -1,12 +1,15 @@
 /** Test tokens minted with jose directly, as an identity provider would. */
 import { SignJWT, type CryptoKey, type JWTPayload, type KeyObject } from 'jose'
 
+/** Token claims; `exp: null` leaves `exp` out. */
+export type Claims = Omit<JWTPayload, 'exp'> & { exp?: number | null }
+
 /** A 32-byte HS256 secret for test brokers. */
 export const SECRET = 'test-secret-0123456789abcdef-0123456789'
 
 /** Signs `claims` with HS256 and `secret`; `exp` one hour ahead unless `claims` set it (null drops it). */
 export function hsToken(
-  claims: JWTPayload & { exp?: number | null } = {},
+  claims: Claims = {},
   secret: string = SECRET,
   header: Record<string, unknown> = {},
 ): Promise<string> {
@@ -15,7 +18,7 @@ export function hsToken(
 
 /** Signs with an asymmetric private key (RS256 or EdDSA). */
 export function signedToken(
-  claims: JWTPayload & { exp?: number | null },
+  claims: Claims,
   key: CryptoKey | KeyObject,
   header: { alg: string; kid?: string } & Record<string, unknown>,
 ): Promise<string> {
@@ -23,12 +26,12 @@ export function signedToken(
 }
 
 async function signed(
-  claims: JWTPayload & { exp?: number | null },
+  claims: Claims,
   key: CryptoKey | KeyObject | Uint8Array,
   header: { alg: string } & Record<string, unknown>,
 ): Promise<string> {
   const { exp, ...rest } = claims
-  const jwt = new SignJWT(rest).setProtectedHeader(header).setIssuedAt(rest.iat ?? undefined)
+  const jwt = new SignJWT(rest).setProtectedHeader(header).setIssuedAt(typeof rest.iat === 'number' ? rest.iat : undefined)
   if (exp !== null) jwt.setExpirationTime(exp ?? Math.floor(Date.now() / 1000) + 3600)
   return jwt.sign(key)
 }

@@ -276,3 +276,38 @@ describe('queen_auth_failures_total (operations.md 12.1)', () => {
     expect(delta('invalid_signature')).toBe(0)
   })
 })
+
+describe('JWT_REQUIRE_EXP (operations.md 9.3)', () => {
+  it('off by default: a token without exp is accepted', async () => {
+    const answer = await http(broker, 'GET', '/api/v1/resources/queues', undefined, bearer(await token({ exp: null })))
+    expect(answer.status).toBe(200)
+  })
+
+  it('on: a token without exp is refused, one with exp accepted', async () => {
+    const strict = await startTestBroker({
+      label: 'auth-require-exp',
+      config: { auth: { enabled: true, secret: SECRET, requireExp: true } },
+    })
+    try {
+      const without = await http(
+        strict,
+        'GET',
+        '/api/v1/resources/queues',
+        undefined,
+        bearer(await hsToken({ role: 'admin', exp: null })),
+      )
+      expect(without.status).toBe(401)
+      expect(without.body.error).toBe('Invalid token')
+      const withExp = await http(
+        strict,
+        'GET',
+        '/api/v1/resources/queues',
+        undefined,
+        bearer(await hsToken({ role: 'admin' })),
+      )
+      expect(withExp.status).toBe(200)
+    } finally {
+      await strict.close()
+    }
+  })
+})
