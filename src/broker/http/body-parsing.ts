@@ -20,6 +20,19 @@ function ignoresBody(request: FastifyRequest): boolean {
   return (request.routeOptions.config as BodylessRouteConfig | undefined)?.ignoreBody === true
 }
 
+/**
+ * Why the JSON parser refused `text`: fastify's parser reports only that it failed, so the reason is
+ * recovered on this (error) path: JSON.parse's own message, or a prototype key if JSON.parse accepts it.
+ */
+function jsonRefusal(text: string): string {
+  try {
+    JSON.parse(text)
+  } catch (error) {
+    return (error as Error).message
+  }
+  return '__proto__ and constructor.prototype keys are not allowed'
+}
+
 /** Installs the broker's content-type parsers on `app`. */
 export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -31,7 +44,7 @@ export function installBodyParsing(app: FastifyInstance): void {
     }
     void parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error) {
-        done(new BrokerError('invalidJson', `Invalid JSON: ${error.message}`))
+        done(new BrokerError('invalidJson', `Invalid JSON: ${jsonRefusal(text)}`))
         return
       }
       done(null, value)

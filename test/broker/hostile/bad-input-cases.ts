@@ -110,7 +110,7 @@ export const BAD_INPUTS: BadInput[] = [
       `{"items":[{"queue":"hx-new","payload":${'{"a":'.repeat(100_000)}{"constructor":{"prototype":1}}${'}'.repeat(100_000)}}]}`,
     ),
     status: 400,
-    error: 'Invalid JSON',
+    error: 'Invalid JSON: __proto__ and constructor.prototype keys are not allowed',
   },
   {
     name: 'a whole body of 100 000 nested arrays',
@@ -918,7 +918,12 @@ export const BAD_INPUTS: BadInput[] = [
   },
 
   // --- JSON framing
-  { name: 'trailing garbage after the JSON', send: text(PUSH, '{"items":[]} x'), status: 400, error: 'Invalid JSON' },
+  {
+    name: 'trailing garbage after the JSON',
+    send: text(PUSH, '{"items":[]} x'),
+    status: 400,
+    error: 'Invalid JSON: Unexpected',
+  },
   {
     name: 'a byte-order mark before the JSON (skipped, as JSON parsers may: accepted)',
     send: text(PUSH, '\ufeff{"items":[]}'),
@@ -926,12 +931,17 @@ export const BAD_INPUTS: BadInput[] = [
     error: null,
     storesMessages: 0,
   },
-  { name: 'single-quoted JSON', send: text(PUSH, "{'items':[]}"), status: 400, error: 'Invalid JSON' },
+  {
+    name: 'single-quoted JSON',
+    send: text(PUSH, "{'items':[]}"),
+    status: 400,
+    error: "Invalid JSON: Expected property name or '}'",
+  },
   {
     name: 'NaN as a payload',
     send: text(PUSH, '{"items":[{"queue":"hx-new","payload":NaN}]}'),
     status: 400,
-    error: 'Invalid JSON',
+    error: 'Invalid JSON: Unexpected',
   },
   {
     name: 'a text/plain body',
@@ -980,25 +990,25 @@ export const BAD_INPUTS: BadInput[] = [
     name: 'a body with a __proto__ key',
     send: text(PUSH, '{"items":[{"queue":"hx-new","payload":1}],"__proto__":{"polluted":true}}'),
     status: 400,
-    error: 'Invalid JSON',
+    error: 'Invalid JSON: __proto__ and constructor.prototype keys are not allowed',
   },
   {
     name: 'a payload with a __proto__ key',
     send: text(PUSH, '{"items":[{"queue":"hx-new","payload":{"__proto__":{"isAdmin":true}}}]}'),
     status: 400,
-    error: 'Invalid JSON',
+    error: 'Invalid JSON: __proto__ and constructor.prototype keys are not allowed',
   },
   {
     name: 'a __proto__ key spelled with unicode escapes',
     send: text(PUSH, '{"items":[{"queue":"hx-new","payload":{"\\u005f\\u005fproto\\u005f\\u005f":{"x":1}}}]}'),
     status: 400,
-    error: 'Invalid JSON',
+    error: 'Invalid JSON: __proto__ and constructor.prototype keys are not allowed',
   },
   {
     name: 'configure options with constructor.prototype',
     send: text(CONFIGURE, '{"queue":"hx-cfg","options":{"constructor":{"prototype":{"leaseTime":1}}}}'),
     status: 400,
-    error: 'Invalid JSON',
+    error: 'Invalid JSON: __proto__ and constructor.prototype keys are not allowed',
   },
   {
     name: 'configure options with a constructor key alone',
