@@ -710,6 +710,30 @@ export const BAD_INPUTS: BadInput[] = [
     error: 'namespace: must not contain \\u0000',
   },
   {
+    name: 'queue listing searched for %00',
+    send: get('/api/v1/resources/queues?search=a%00'),
+    status: 400,
+    error: 'search: must not contain \\u0000',
+  },
+  {
+    name: 'queue listing filtered by a namespace holding %00',
+    send: get('/api/v1/resources/queues?namespace=%00'),
+    status: 400,
+    error: 'namespace: must not contain \\u0000',
+  },
+  {
+    name: 'queue status filtered by a task holding %00',
+    send: get('/api/v1/status/queues?task=t%00'),
+    status: 400,
+    error: 'task: must not contain \\u0000',
+  },
+  {
+    name: 'system metrics of a hostname holding %00',
+    send: get('/api/v1/analytics/system-metrics?hostname=h%00'),
+    status: 400,
+    error: 'hostname: must not contain \\u0000',
+  },
+  {
     name: 'namespace pop with a task holding %00',
     send: get('/api/v1/pop?task=a%00'),
     status: 400,

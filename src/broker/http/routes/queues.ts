@@ -11,7 +11,13 @@ import { listQueuePartitions, listQueues } from '../../store/queues.js'
 import { tenantOf } from '../tenant.js'
 import { parseConfigureBody } from '../validation/configure-body.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
-import { checkQueueName } from '../validation/rules.js'
+import { checkQueueName, checkText } from '../validation/rules.js'
+
+/** A text filter of the listing, checked like the names it is compared with (no `\u0000`). */
+const optionalText = (query: Query, name: string): string | null => {
+  const value = queryValue(query, name)
+  return value === undefined ? null : checkText(value, name, 255)
+}
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
@@ -54,9 +60,9 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     const query = request.query as Query
     const rows = await listQueues(app.broker.pool, {
       tenant: tenantOf(request),
-      search: queryValue(query, 'search') ?? null,
-      namespace: queryValue(query, 'namespace') ?? null,
-      task: queryValue(query, 'task') ?? null,
+      search: optionalText(query, 'search'),
+      namespace: optionalText(query, 'namespace'),
+      task: optionalText(query, 'task'),
       limit: queryInteger(query, 'limit', { min: 1, max: 10_000 }, 10_000),
       offset: queryInteger(query, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER }, 0),
     })
