@@ -891,6 +891,76 @@ export const BAD_INPUTS: BadInput[] = [
     error: null,
   },
 
+  // --- malformed HTTP framing (Node's parser refuses it before any route runs)
+  {
+    name: 'HTTP/1.1 without a Host header',
+    send: { via: 'socket', slices: ['GET /api/v1/pop/queue/hx-pop HTTP/1.1\r\n\r\n'] },
+    status: 400,
+    error: null,
+  },
+  {
+    name: 'a chunk size beyond 64 bits',
+    send: {
+      via: 'socket',
+      slices: [
+        `POST ${PUSH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          'Transfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n{}\r\n0\r\n\r\n',
+      ],
+    },
+    status: 400,
+    error: null,
+  },
+  {
+    name: 'a NUL byte in a header value',
+    send: { via: 'socket', slices: ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Evil: a\u0000b\r\n\r\n'] },
+    status: 400,
+    error: null,
+  },
+  {
+    name: 'a space in a header name',
+    send: { via: 'socket', slices: ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX Evil: 1\r\n\r\n'] },
+    status: 400,
+    error: null,
+  },
+  {
+    name: 'a bare LF in the request line',
+    send: { via: 'socket', slices: [`POST ${PUSH} HTTP/1.1\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}`] },
+    status: 400,
+    error: null,
+  },
+  {
+    name: 'a second Content-Length that disagrees',
+    send: {
+      via: 'socket',
+      slices: [
+        `POST ${PUSH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          'Content-Length: 12\r\nContent-Length: 2\r\n\r\n{"items":[]}',
+      ],
+    },
+    status: 400,
+    error: null,
+  },
+
+  // --- paths that try to reach another route
+  {
+    name: 'a doubled slash in front of a route',
+    send: { via: 'raw', method: 'POST', path: '//api/v1/push', headers: {} },
+    status: 404,
+    error: 'Route POST //api/v1/push not found',
+  },
+  {
+    name: 'an encoded traversal after a route',
+    send: { via: 'raw', method: 'GET', path: '/api/v1/pop/queue/..%2F..%2Fhealth', headers: {} },
+    status: 400,
+    error: 'queue: must be 1-255 characters',
+  },
+  {
+    name: 'a literal traversal to an operator route',
+    send: { via: 'raw', method: 'GET', path: '/api/v1/pop/../system/maintenance', headers: {} },
+    status: 404,
+    error: 'Route GET /api/v1/pop/../system/maintenance not found',
+  },
+
   // --- bad percent-encoding in paths and queries
   {
     name: 'truncated percent-encoding in a queue path',
