@@ -24,13 +24,16 @@ export const KEEP_ALIVE_TIMEOUT_MS = 72_000
 /** How often Node checks the two timeouts above (its default of 30 s would let a slowloris hold 40 s). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000
 
-/** The broker always answers a pop within `timeout + 1000` ms (http-api.md 5.2); a little more slack. */
+/** The broker answers a pop within `timeout + 1000` ms (http-api.md 5.2); the rest is slack for a busy loop. */
 const POP_ANSWER_MARGIN_MS = 60_000
+
+/** Node's timers stop at 2^31-1 ms; a larger socket timeout would be replaced by 1 ms and cut everything. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * Socket inactivity timeout: a parked pop sends nothing until it is answered, so this outlasts the
  * longest wait a pop may ask for (or get by default) plus the answer margin.
  */
 export function socketIdleTimeoutMs(defaultPopTimeoutMs: number): number {
-  return Math.max(MAX_POP_TIMEOUT_MS, defaultPopTimeoutMs) + POP_ANSWER_MARGIN_MS
+  return Math.min(MAX_TIMER_MS, Math.max(MAX_POP_TIMEOUT_MS, defaultPopTimeoutMs) + POP_ANSWER_MARGIN_MS)
 }

@@ -37,6 +37,8 @@ describe('listener timeouts', () => {
     expect(server.timeout).toBe(socketIdleTimeoutMs(broker.services.config.defaultTimeoutMs))
     expect(server.timeout).toBeGreaterThan(MAX_POP_TIMEOUT_MS + 1000)
     expect(socketIdleTimeoutMs(900_000)).toBeGreaterThan(900_000 + 1000)
+    // The largest DEFAULT_TIMEOUT stays a valid Node timer (a larger one would become 1 ms).
+    expect(socketIdleTimeoutMs(2 ** 31 - 1)).toBe(2 ** 31 - 1)
   })
 
   it('closes a slow-headers client and a silent connection, and keeps serving', async () => {
