@@ -225,8 +225,15 @@ export async function checkRequest(broker: TestBroker, tally: FuzzTally, request
   expect(answer.text, `${request.method} ${request.path} ${request.body ?? ''}`).not.toMatch(
     /database error|internal error/,
   )
+  // A data-plane answer of `success: false` (a rolled-back transaction or cycle, a failed pop) applied nothing either.
+  const failed = answer.json !== null && typeof answer.json === 'object' && answer.json.success === false
+  if (answer.status >= 400 || failed) {
+    expect(
+      await storedState(broker.db),
+      `refused ${request.method} ${request.path} stored something: ${answer.text}`,
+    ).toEqual(before)
+  }
   if (answer.status >= 400) {
-    expect(await storedState(broker.db), `refused ${request.method} ${request.path} stored something`).toEqual(before)
     expect(answer.json?.error, `refused answer names no error: ${answer.text}`).toEqual(expect.any(String))
     const reason = String(answer.json.error)
       .replace(/\[\d+\]/g, '[i]')
