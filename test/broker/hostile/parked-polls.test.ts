@@ -7,6 +7,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import type { Server } from 'node:net'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { describe, expect, it } from 'vitest'
@@ -16,6 +17,8 @@ const COUNT = 10_000
 const PATH = '/api/v1/pop/queue/hx-parked?wait=true&timeout=600000'
 /** A resource bound, not a timing: what one parked poll may cost the broker's heap. */
 const MAX_HEAP_BYTES_PER_POLL = 20 * 1024
+/** What may stay on the heap per poll once its client is gone: a leak of a few hundred bytes each shows. */
+const MAX_RETAINED_BYTES_PER_POLL = 500
 
 v8.setFlagsFromString('--expose-gc')
 const collectGarbage = vm.runInNewContext('gc') as () => void
@@ -44,12 +47,27 @@ function nextMessage(child: ChildProcess, type: ClientReport['type']): Promise<C
   })
 }
 
+/** Connections the broker's listener has open. */
+function openConnections(broker: { app: { server: Server } }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    broker.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))
+  })
+}
+
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/** Forks the park client against `url`. */
+function parkClient(url: string): ChildProcess {
+  return fork(new URL('./park-client.mjs', import.meta.url), [url, String(COUNT), PATH], {
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
 }
 
 describe('10 000 parked long-polls', () => {
@@ -65,10 +83,7 @@ describe('10 000 parked long-polls', () => {
       expect(warm.every((answer) => answer.status === 200)).toBe(true)
       const before = heapAfterGc()
 
-      child = fork(new URL('./park-client.mjs', import.meta.url), [broker.url, String(COUNT), PATH], {
-        execArgv: [],
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      })
+      child = parkClient(broker.url)
       const sent = nextMessage(child, 'sent')
       const done = nextMessage(child, 'done')
       await sent
@@ -99,6 +114,47 @@ describe('10 000 parked long-polls', () => {
     } finally {
       if (!closed) await broker.close()
       child?.kill()
+    }
+  })
+  it('leave nothing behind when their clients vanish', { timeout: 300_000 }, async () => {
+    const broker = await startTestBroker({ label: 'hostile_parked_gone' })
+    let child: ChildProcess | undefined
+    try {
+      const warm = await Promise.all(
+        Array.from({ length: 20 }, () => http(broker, 'GET', '/api/v1/pop/queue/hx-parked?wait=true&timeout=200')),
+      )
+      expect(warm.every((answer) => answer.status === 200)).toBe(true)
+      const before = heapAfterGc()
+      const openBefore = await openConnections(broker)
+      child = parkClient(broker.url)
+      await nextMessage(child, 'sent')
+      await until(() => broker.services.waiters.parked === COUNT, 180_000, `${COUNT} parked pops`)
+      // The client process dies: the kernel closes its 10 000 sockets, and every parked pop must go.
+      child.kill('SIGKILL')
+      await until(() => broker.services.waiters.parked === 0, 120_000, 'parked pops to leave')
+      // Their sockets finish closing a little after the pops leave; only then is the memory free.
+      const deadline = Date.now() + 120_000
+      while ((await openConnections(broker)) > openBefore) {
+        if (Date.now() > deadline) throw new Error('timed out waiting for the sockets to close')
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      // Node lets go of a closed connection's last objects a few seconds later (its periodic connection
+      // check), so the heap is read until it is back near the baseline; a leak never gets there.
+      const released = Date.now() + 60_000
+      let retainedPerPoll = Infinity
+      while (Date.now() < released) {
+        retainedPerPoll = (heapAfterGc().heapUsed - before.heapUsed) / COUNT
+        if (retainedPerPoll < MAX_RETAINED_BYTES_PER_POLL) break
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+      console.info(`after ${COUNT} vanished clients: heap ${Math.round(retainedPerPoll)} B/poll retained`)
+      expect(retainedPerPoll).toBeLessThan(MAX_RETAINED_BYTES_PER_POLL)
+      // And the broker still serves long-polls.
+      const pop = await http(broker, 'GET', '/api/v1/pop/queue/hx-parked?wait=true&timeout=100')
+      expect(pop.body).toMatchObject({ success: true, messages: [] })
+    } finally {
+      child?.kill('SIGKILL')
+      await broker.close()
     }
   })
 })
