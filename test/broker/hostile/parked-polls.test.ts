@@ -3,7 +3,8 @@
  * empty queue by a client process of their own (park-client.mjs; the broker and the client each hold
  * 10 000 sockets, under the 20 000 descriptors `ulimit -n` allows one process here), the broker's heap
  * stays within a generous bound per parked poll, and a shutdown answers every one of them with an HTTP
- * response (the empty envelope, or 503 from the closing listener), never a reset.
+ * response (the empty envelope, or 503 from the closing listener), never a reset. When the clients
+ * vanish instead, every parked pop leaves and its memory is released.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
