@@ -151,6 +151,15 @@ describe('the mesh protocol on raw sockets', () => {
     expect((await http(broker, 'GET', '/health/live')).status).toBe(200)
   })
 
+  it('closes a connection that never starts the handshake, at its deadline (5 s)', { timeout: 20_000 }, async () => {
+    const wire = await WireSocket.dial(meshPort(broker))
+    const openedAt = Date.now()
+    await wire.whenClosed
+    expect(wire.closed).toBe(true)
+    // Closed by the deadline, not at once: a silent dialer gets its whole handshake window.
+    expect(Date.now() - openedAt).toBeGreaterThanOrEqual(4_000)
+  })
+
   it('closes a connection that stalls mid-frame (stall clock shortened by the test hook)', async () => {
     const session = await dialAndHandshake(meshPort(broker), SECRET)
     const frame = session.frame(heartbeat())
