@@ -10,8 +10,8 @@ export type AdapterName = (typeof ADAPTER_NAMES)[number]
 
 /** Scenario ids, as given to `--scenarios`. */
 export const SCENARIO_IDS = ['push-1', 'push-100', 'drain', 'fanout', 'e2e', 'partitions', 'cli-push'] as const
-/** A scenario of `--scenarios`, or the soak that `--soak` adds. */
-export type ScenarioId = (typeof SCENARIO_IDS)[number] | 'soak'
+/** A scenario of `--scenarios`, the soak that `--soak` adds, or a point of a `--scale` series (scale.ts). */
+export type ScenarioId = (typeof SCENARIO_IDS)[number] | 'soak' | 'scale-drain' | 'scale-fanout'
 
 /** What an adapter is in the report: the system under test, the no-broker ceiling, or a peer. */
 export type AdapterRole = 'subject' | 'ceiling' | 'peer'
@@ -91,6 +91,11 @@ export interface BenchQueue {
    * `done()` or the deadline (`performance.now()` ms).
    */
   readBack(onMessage: (producer: number, seq: number) => void, done: () => boolean, deadline: number): Promise<void>
+  /**
+   * Stores messages `first`..`first + count - 1` of seed.ts's producer straight into the system's tables
+   * (the scaling benchmark's backlog; seed.ts). Absent when the system cannot be seeded that way.
+   */
+  seedBacklog?(first: number, count: number): Promise<void>
   close(): Promise<void>
 }
 

@@ -23,6 +23,7 @@ import {
 } from './adapter.js'
 import { sleep } from './measure.js'
 import type { PgConnection } from './postgres.js'
+import { chunks, SEED_PRODUCER, seedPayloadSql } from './seed.js'
 
 const SCHEMA_SQL = `
 DROP SCHEMA IF EXISTS bench_ceiling CASCADE;
@@ -60,6 +61,10 @@ const POP = `WITH c AS (
 const ACK = `UPDATE bench_ceiling.partition_consumers
   SET last_id = $3, lease_until = NULL, total_consumed = total_consumed + $4, updated_at = now()
   WHERE partition_id = $1 AND consumer_group = $2`
+const SEED = `INSERT INTO bench_ceiling.msg_log (partition_id, transaction_id, payload)
+  SELECT $1::int + (g % $2::int), $3::text || '.${SEED_PRODUCER}.' || g, ${seedPayloadSql('g')}
+  FROM generate_series($4::bigint, $5::bigint) AS g ORDER BY g`
+const SEED_CHUNK = 500_000
 const READ_BACK = `SELECT id, transaction_id FROM bench_ceiling.msg_log
   WHERE partition_id = $1 AND id > $2 ORDER BY id LIMIT 20000`
 
@@ -204,6 +209,12 @@ class CeilingQueue implements BenchQueue {
         if (!last) break
         after = last.id
       }
+    }
+  }
+
+  async seedBacklog(first: number, count: number): Promise<void> {
+    for (const [from, to] of chunks(first, count, SEED_CHUNK)) {
+      await this.pool.query(SEED, [this.base, this.spec.partitions, this.spec.name, from, to])
     }
   }
 

@@ -14,8 +14,11 @@ import {
   type QueueSpec,
   type ScenarioId,
 } from './adapter.js'
+import pg from 'pg'
 import type { BrokerProcess } from './broker-process.js'
 import { HttpClient } from './load.js'
+import type { PgConnection } from './postgres.js'
+import { chunks, OURS_SEED_CHUNK, OURS_SEED_SQL } from './seed.js'
 
 interface PoppedMessage {
   transactionId?: string
@@ -121,10 +124,31 @@ class OursConsumer implements BenchConsumer {
 class OursQueue implements BenchQueue {
   private readonly client: HttpClient
   private readonly spec: QueueSpec
+  private readonly seedPool: (() => pg.Pool) | undefined
 
-  constructor(client: HttpClient, spec: QueueSpec) {
+  constructor(client: HttpClient, spec: QueueSpec, seedPool: (() => pg.Pool) | undefined) {
     this.client = client
     this.spec = spec
+    this.seedPool = seedPool
+  }
+
+  /** Through queen.push_messages, the push path's own function (seed.ts). */
+  async seedBacklog(first: number, count: number): Promise<void> {
+    if (!this.seedPool) throw new Error('seeding needs the PostgreSQL connection (OursAdapter without one)')
+    const pool = this.seedPool()
+    for (const [from, to] of chunks(first, count, OURS_SEED_CHUNK)) {
+      const result = await pool.query<{ queued: number; items: number }>(OURS_SEED_SQL, [
+        this.spec.name,
+        this.spec.name,
+        this.spec.partitions,
+        from,
+        to,
+      ])
+      const row = result.rows[0]
+      if (!row || row.queued !== to - from + 1) {
+        throw new Error(`seed ${from}-${to}: ${row?.queued ?? 0} of ${to - from + 1} messages queued`)
+      }
+    }
   }
 
   async push(messages: readonly OutgoingMessage[]): Promise<boolean[]> {
@@ -186,11 +210,20 @@ export class OursAdapter implements Adapter {
   readonly label: string
   private readonly broker: BrokerProcess
   private readonly client: HttpClient
+  private readonly connection: PgConnection | undefined
+  private pool: pg.Pool | undefined
 
-  constructor(broker: BrokerProcess, label: string) {
+  /** `connection` (the broker's database) enables {@link BenchQueue.seedBacklog}. */
+  constructor(broker: BrokerProcess, label: string, connection?: PgConnection) {
     this.broker = broker
     this.label = label
     this.client = new HttpClient(broker.url, 256)
+    this.connection = connection
+  }
+
+  private seedPool(): pg.Pool {
+    this.pool ??= new pg.Pool({ ...this.connection, max: 2 })
+    return this.pool
   }
 
   supports(_scenario: ScenarioId): boolean {
@@ -206,10 +239,11 @@ export class OursAdapter implements Adapter {
   }
 
   openQueue(spec: QueueSpec): Promise<BenchQueue> {
-    return Promise.resolve(new OursQueue(this.client, spec))
+    return Promise.resolve(new OursQueue(this.client, spec, this.connection ? () => this.seedPool() : undefined))
   }
 
-  stop(): Promise<void> {
-    return this.client.close()
+  async stop(): Promise<void> {
+    await this.client.close()
+    await this.pool?.end()
   }
 }

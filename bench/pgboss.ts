@@ -22,9 +22,12 @@ import {
 } from './adapter.js'
 import { sleep } from './measure.js'
 import type { PgConnection } from './postgres.js'
+import { chunks, seedPayloadSql } from './seed.js'
 
 const SCHEMA = 'pgboss'
 const IDLE_POLL_MS = 2
+/** Backlog rows per INSERT (the column defaults are pg-boss's own: state created, start now, ...). */
+const SEED_CHUNK = 200_000
 
 interface BossDelivery extends Delivery {
   jobId: string
@@ -108,6 +111,19 @@ class BossQueue implements BenchQueue {
       [name],
     )
     for (const row of result.rows) onMessage(row.producer, row.seq)
+  }
+
+  /** Seeds every group's queue (fan-out stores one job per group, as push does). */
+  async seedBacklog(first: number, count: number): Promise<void> {
+    for (const name of this.queues.values()) {
+      for (const [from, to] of chunks(first, count, SEED_CHUNK)) {
+        await this.sql.query(
+          `INSERT INTO ${SCHEMA}.job (name, data) SELECT $1::text, ${seedPayloadSql('g')}
+           FROM generate_series($2::bigint, $3::bigint) AS g ORDER BY g`,
+          [name, from, to],
+        )
+      }
+    }
   }
 
   close(): Promise<void> {

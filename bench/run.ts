@@ -9,6 +9,7 @@
  *   npm run bench -- --scenarios push-100,drain --adapters ours,ceiling --window 30
  *   npm run bench -- --soak --scenarios none      only the 10-minute RSS soak
  *   npm run bench -- --scenarios drain --adapters ours --profile /tmp/prof   CPU profile of the broker
+ *   npm run bench -- --scale [--quick] [--series partitions,backlog] scaling series with charts (scale.ts)
  */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -24,6 +25,8 @@ import { RabbitAdapter } from './rabbitmq.js'
 import { gitSha, machineFacts, renderMarkdown, writeReport, type BenchReport } from './report.js'
 import { runScenario, type RunSettings, type ScenarioResult } from './scenario-run.js'
 import { scenarioSpecs, soakSpec, type ScenarioSpec } from './scenarios.js'
+import { runScale } from './scale.js'
+import { SERIES_IDS, type SeriesId } from './scale-series.js'
 import { runSoak, type SoakOutcome } from './soak.js'
 import { runCrossReplica } from './cross-replica.js'
 import { aggregate, checkTargets } from './targets.js'
@@ -42,7 +45,10 @@ const USAGE = `usage: npm run bench -- [options]
   --cross-replica-n N  wakes per mode (default 200, quick 50)
   --profile DIR        run the broker under node --cpu-prof; its .cpuprofile lands in DIR when the run ends
   --no-build           do not rebuild dist/ even when it is older than src/
-  --strict             exit 1 when a speed target fails too (correctness failures always exit 1)`
+  --strict             exit 1 when a speed target fails too (correctness failures always exit 1)
+  --scale              the scaling series instead (partitions, backlog, fan-out groups, parked long-polls,
+                       stats refresh) with SVG charts; with --quick, smaller sizes (about 5 minutes)
+  --series LIST        with --scale: comma-separated ${SERIES_IDS.join(', ')} (default all)`
 
 interface Options {
   quick: boolean
@@ -59,6 +65,10 @@ interface Options {
   build: boolean
   strict: boolean
   profileDir?: string
+  /** `--scale`: the series to run (scale.ts) instead of the scenarios. */
+  scale?: SeriesId[]
+  /** Adapters named by `--adapters`, or undefined for the default set. */
+  namedAdapters?: AdapterName[]
 }
 
 function list<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T[] {
@@ -95,6 +105,8 @@ function parseOptions(argv: string[]): Options {
       'no-build': { type: 'boolean', default: false },
       profile: { type: 'string' },
       strict: { type: 'boolean', default: false },
+      scale: { type: 'boolean', default: false },
+      series: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   })
@@ -125,6 +137,8 @@ function parseOptions(argv: string[]): Options {
     build: !values['no-build'],
     strict: values.strict,
     profileDir: values.profile === undefined ? undefined : path.resolve(values.profile),
+    scale: values.scale ? list(values.series, SERIES_IDS, 'series') : undefined,
+    namedAdapters: values.adapters === undefined ? undefined : list(values.adapters, ADAPTER_NAMES, 'adapter'),
   }
 }
 
@@ -151,6 +165,19 @@ function summary(result: ScenarioResult): string {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2))
+  if (options.scale) {
+    return runScale(
+      {
+        quick: options.quick,
+        series: options.scale,
+        // RabbitMQ has no partitions and no backlog seeding here: the scaling series leave it out.
+        adapters: (options.namedAdapters ?? ['ours', 'ceiling', 'pg-boss']).filter((name) => name !== 'rabbitmq'),
+        build: options.build,
+        label: `queenctl ${ourVersion()}`,
+      },
+      log,
+    )
+  }
   const started = Date.now()
   const cleanups: (() => Promise<void>)[] = []
   const cleanup = async () => {

@@ -201,7 +201,7 @@ async function consume(queue: BenchQueue, spec: ScenarioSpec, state: RunState, r
 }
 
 /** Samples the broker's RSS every 500 ms; `stop()` returns the maximum and the last reading. */
-function rssSampler(pid: number | undefined): () => { max?: number; last?: number } {
+export function rssSampler(pid: number | undefined): () => { max?: number; last?: number } {
   if (pid === undefined) return () => ({})
   let max = treeRssBytes(pid) ?? 0
   const timer = setInterval(() => (max = Math.max(max, treeRssBytes(pid) ?? 0)), 500)
