@@ -109,12 +109,14 @@ export function scaleTargets(points: readonly ScalePoint[], sizes: ScaleSizes): 
   }
   const broken = points.filter((p) => p.lost > 0 || p.duplicates > 0)
   targets.push({
-    target: 'no message lost or delivered twice (drain and fan-out ledgers, backlog pops by id)',
+    target: `every message delivered within the ${sizes.drainTimeoutMs / 1000} s deadline, none twice (drain and fan-out ledgers, backlog pops by id)`,
     measured:
       broken.length === 0
-        ? 'none'
-        : broken.map((p) => `${p.series}/${p.adapter}/${p.x}: lost ${p.lost} dup ${p.duplicates}`).join('; '),
-    required: 'none',
+        ? 'all delivered once'
+        : broken
+            .map((p) => `${p.series}/${p.adapter}/${p.x}: ${p.lost} not received in time, ${p.duplicates} twice`)
+            .join('; '),
+    required: 'none missing or twice',
     pass: broken.length === 0,
     correctness: true,
   })
@@ -272,7 +274,7 @@ function seriesTable(series: SeriesId, points: ScalePoint[], sizes: ScaleSizes):
   switch (series) {
     case 'partitions':
       return [
-        `${num(sizes.drainMessages)} messages stored (pushes of 100 spread over 100 partitions, not timed), then drained by 8 consumers popping 100 + ack; our pops claim enough partitions to fill 100 at the stored density (the ceiling pops one partition per statement). Pop round trip over pops that returned messages.`,
+        `${num(sizes.drainMessages)} messages stored (pushes of 100 spread over 100 partitions, not timed), then drained by 8 consumers popping 100 + ack; our pops claim enough partitions to fill 100 at the stored density (the ceiling pops one partition per statement, visiting its consumer's partitions in turn, so with few messages per partition it spends its statements on empty ones: there it is a naive design, not a ceiling). Pop round trip over pops that returned messages.`,
         '',
         ...table(
           [
@@ -284,7 +286,7 @@ function seriesTable(series: SeriesId, points: ScalePoint[], sizes: ScaleSizes):
             'CPU s/100k broker / PG',
             'busy / other / steal cores',
             'broker peak RSS MB',
-            'lost / dup',
+            'late / dup',
             'errors',
           ],
           points.map((p) => [
@@ -347,7 +349,7 @@ function seriesTable(series: SeriesId, points: ScalePoint[], sizes: ScaleSizes):
             'CPU µs per delivery',
             'busy / other / steal cores',
             'broker peak RSS MB',
-            'lost / dup',
+            'late / dup',
             'errors',
           ],
           points.map((p) => [
@@ -428,7 +430,8 @@ export function renderScaleMarkdown(report: ScaleReport): string {
     'Noise: the broker, PostgreSQL and the load generator share this machine with other work, so every figure is',
     'noisy (one run, no medians). "busy / other / steal" are the average cores our three processes used, the cores',
     'unrelated processes used, and the cores the hypervisor took (`steal`) during the measured part: read a point',
-    'with high "other" or "steal" as slowed by the machine, not by the system.',
+    'with high "other" or "steal" as slowed by the machine, not by the system. "late" counts messages a ledger',
+    `did not see delivered before the run's deadline (stored, but not received in time; the main bench calls them lost).`,
     '',
   )
   for (const series of Object.keys(TITLES) as SeriesId[]) {
