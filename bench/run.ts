@@ -47,7 +47,7 @@ const USAGE = `usage: npm run bench -- [options]
   --no-build           do not rebuild dist/ even when it is older than src/
   --strict             exit 1 when a speed target fails too (correctness failures always exit 1)
   --scale              the scaling series instead (partitions, backlog, fan-out groups, parked long-polls,
-                       stats refresh) with SVG charts; with --quick, smaller sizes (about 5 minutes)
+                       stats refresh) with SVG charts; with --quick, smaller sizes (6-8 minutes on a busy 2-core VM)
   --series LIST        with --scale: comma-separated ${SERIES_IDS.join(', ')} (default all)`
 
 interface Options {
