@@ -74,8 +74,8 @@ export const QUEUE_LAG_COLUMNS: Column<QueueLagRow>[] = [
   { header: 'MAX LAG', value: (row) => formatDuration(row.maxLagMs) },
 ]
 
-/** Push, pop, ack, failed and DLQ counts. */
-interface OpCounts {
+/** Push, pop, ack, failed and DLQ counts of one queue (GET /api/v1/analytics/queue-ops). */
+export interface OpCounts {
   queueName: string
   push: number
   pop: number

@@ -3,6 +3,7 @@
  * fields the dashboard shows are typed; the broker sends more.
  */
 
+import type { OpCounts } from '../analytics.js'
 import type { MessageCounters } from '../queues.js'
 
 /** Message counters of the stats snapshot (semantics.md 8.4), as the queue commands read them. */
@@ -45,15 +46,7 @@ export interface QueueDetailAnswer {
 }
 
 /** One row of GET /api/v1/analytics/queue-ops `series`: counts of one queue in one bucket. */
-export interface QueueOpsRow {
-  bucketTime: string
-  queueName: string
-  push: number
-  pop: number
-  ack: number
-  failed: number
-  dlq: number
-}
+export type QueueOpsRow = OpCounts & { bucketTime: string }
 
 /** GET /api/v1/analytics/queue-ops. */
 export interface QueueOpsAnswer {
