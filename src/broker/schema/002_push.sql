@@ -177,7 +177,7 @@ BEGIN
   ), moved AS (
     UPDATE queen.partitions pp
     SET next_position = pp.next_position + pc.n, message_count = pp.message_count + pc.n,
-        newest_created_at = pc.newest, last_activity_at = v_now
+        newest_created_at = pc.newest, last_activity_at = v_now, last_push_xid = pg_current_xact_id()
     FROM per_partition pc WHERE pp.id = pc.partition_id
     RETURNING pp.queue_id, pc.n
   )
@@ -353,7 +353,7 @@ BEGIN
     UPDATE queen.partitions pp
     SET next_position = pp.next_position + c.n, message_count = pp.message_count + c.n,
         newest_created_at = greatest(v_now, coalesce(pp.newest_created_at, v_now)),
-        last_activity_at = v_now
+        last_activity_at = v_now, last_push_xid = pg_current_xact_id()
     FROM counts c WHERE pp.id = c.partition_id
     RETURNING pp.id
   )

@@ -1,10 +1,16 @@
 -- 004_pop: queen.pop_messages(), one call per pop request (semantics.md section 4).
 --
--- Objects: function queen.pop_messages.
+-- Objects: functions queen.prepare_claim, queen.pop_messages.
 --
--- Locking: takes consumer rows (partition, group) FOR UPDATE SKIP LOCKED, one partition at a time in
--- least-recently-served order; never locks partition rows, so pops never wait for pushes. A row another
--- pop is claiming at this instant is skipped, not waited for (4.5).
+-- Candidates. A specific-partition pop reads its partition. A wildcard pop absorbs the partitions pushed
+-- since its group last looked (queen.absorb_pushes, 015) and reads candidates from the ready index of 015 in
+-- least-recently-served order, so it costs what it delivers, not what the queue holds (docs/scale.md).
+--
+-- Locking: takes consumer rows (partition, group) FOR UPDATE SKIP LOCKED, as many at once as the pop may
+-- still claim, in least-recently-served order; never locks partition rows, so pops never wait for pushes. A
+-- row another pop is claiming at this instant is skipped, not waited for (4.5). A wildcard pop that found
+-- nothing while another pop of its group was absorbing waits for that one (its horizon row) and looks again,
+-- so "nothing" never means "not absorbed yet".
 --
 -- Parameters: queue id; partition id (NULL = wildcard); group ('__QUEUE_MODE__' = queue mode); batch;
 -- max partitions to claim; lease id of this pop; auto-ack; subscription mode for a named group's first
@@ -13,7 +19,47 @@
 -- Result rows: kind = 'message' (one per delivered message, grouped by partition, in position order),
 -- or a single row 'lease_held' / 'window_buffer' (specific-partition pops only). No row: nothing
 -- deliverable. A last row 'more' says the batch or partition limit stopped the pop while candidate
--- partitions remained, so the next parked consumer is worth a try.
+-- partitions remained (or pushes were left to absorb), so the next parked consumer is worth a try.
+
+-- Readies a consumer row the caller has locked for delivery: reclaims an expired lease (counting its
+-- failures) and applies a subscription start not yet passed (messages created before it form a prefix, since
+-- created_at never decreases along positions, and are skipped). Returns the cursor to deliver above, and
+-- whether a lease was reclaimed (a durable change).
+CREATE OR REPLACE FUNCTION queen.prepare_claim(p_partition_id uuid, p_group text, p_now timestamptz,
+                                               OUT cursor_position bigint, OUT reclaimed boolean)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  c queen.consumers%ROWTYPE;
+  v_skip_to bigint;
+BEGIN
+  reclaimed := false;
+  SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group;
+  IF c.lease_id IS NOT NULL THEN
+    -- An expired lease met by a pop is reclaimed here rather than waiting for the reclaim cycle.
+    PERFORM queen.reclaim_lease(p_partition_id, p_group);
+    reclaimed := true;
+    SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group;
+  END IF;
+  IF c.start_at IS NOT NULL THEN
+    IF EXISTS (SELECT 1 FROM queen.messages x WHERE x.partition_id = p_partition_id
+               AND x.position > c.cursor_position AND x.created_at < c.start_at) THEN
+      SELECT x.position INTO v_skip_to FROM queen.messages x
+      WHERE x.partition_id = p_partition_id AND x.created_at < c.start_at
+      ORDER BY x.position DESC LIMIT 1;
+      c.cursor_position := greatest(c.cursor_position, v_skip_to);
+    END IF;
+    IF c.start_at <= p_now THEN
+      c.start_at := NULL;
+    END IF;
+    UPDATE queen.consumers k SET cursor_position = c.cursor_position, start_at = c.start_at
+    WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group;
+    DELETE FROM queen.message_states s
+    WHERE s.partition_id = p_partition_id AND s.consumer_group = p_group AND s.position <= c.cursor_position;
+  END IF;
+  cursor_position := c.cursor_position;
+END;
+$fn$;
 
 -- Runs with plan_cache_mode = force_generic_plan (re-planning on every call cost more than the pop itself)
 -- and enable_seqscan = off: a generic plan is made with the table sizes of its first use in a session and
@@ -28,20 +74,35 @@ RETURNS TABLE (kind text, partition_id uuid, partition_name text, message_id uui
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
 #variable_conflict use_column
 DECLARE
+  -- Partitions absorbed per call of queen.absorb_pushes: bounds the first pop of a group on a large queue.
+  c_absorb_limit CONSTANT integer := 2000;
+  -- Calls one empty-handed pop may make (a queue of 100 000 partitions takes 50).
+  c_absorb_calls CONSTANT integer := 64;
+  v_absorb_calls integer := 1;
   v_now timestamptz := clock_timestamp();
   q queen.queues%ROWTYPE;
   v_start timestamptz;
   v_remaining integer := p_batch;
   v_claimed integer := 0;
   v_count integer;
-  v_skip_to bigint;
   v_delay_cutoff timestamptz;
-  cand record;
-  candidates refcursor;
-  -- Candidates read per pass (wildcard pops): a bounded sort instead of sorting every candidate partition.
-  v_window integer := greatest(p_max_partitions, 1) * 4 + 16;
-  v_fetched integer;
-  v_said_more boolean := false;
+  v_absorb record;
+  v_waited boolean := false;
+  v_more boolean := false;
+  -- Wildcard: rows locked by this pop so far (never locked twice), and those of them it did not claim.
+  v_tried uuid[] := '{}';
+  v_idle uuid[] := '{}';
+  -- One round's rows: every locked one, and those delivered from (window buffer passed), in order.
+  v_locked uuid[];
+  v_pids uuid[];
+  v_names text[];
+  v_cursors bigint[];
+  v_special boolean;
+  v_round_claimed uuid[];
+  v_name text;
+  v_newest timestamptz;
+  r record;
+  v_prepared record;
   c queen.consumers%ROWTYPE;
   -- Whether this pop changed durable state beyond leases (see the end).
   v_must_persist boolean := p_auto_ack;
@@ -69,136 +130,148 @@ BEGIN
     END IF;
   END IF;
 
-  -- Candidates: partitions with a message above the group's cursor and no live lease, least recently
-  -- served first (never served first), ties by partition id. Two separate statements rather than one
-  -- with "p_partition_id IS NULL OR ...", so each keeps one cached plan that fits it (the function runs
-  -- with plan_cache_mode = force_generic_plan; re-planning on every call cost more than the pop itself).
-  -- A wildcard pop reads them in windows: the first v_window in that order (a bounded sort: on a queue of
-  -- 10 000 partitions the statement took 10-13 ms instead of 15-20), and a window eight times larger when
-  -- that one was full and the pop still wants partitions (the first rows may be held by concurrent pops).
-  -- A later window starts from the top again: partitions this pop leased are no longer candidates, the
-  -- others are tried again, which changes nothing.
-  <<windows>>
-  LOOP
-    v_fetched := 0;
-    IF p_partition_id IS NULL THEN
-      OPEN candidates FOR
-        SELECT p.id, p.name, p.newest_created_at, (c0.partition_id IS NOT NULL) AS has_row
-        FROM queen.partitions p
-        LEFT JOIN queen.consumers c0
-          ON c0.partition_id = p.id AND c0.consumer_group = p_group AND c0.queue_id = p_queue_id
-        WHERE p.queue_id = p_queue_id
-          AND p.next_position - 1 > coalesce(c0.cursor_position, 0)
-          AND (c0.lease_id IS NULL OR c0.lease_expires_at <= v_now)
-        ORDER BY c0.last_served_at ASC NULLS FIRST, p.id
-        LIMIT v_window;
-    ELSE
-      OPEN candidates FOR
-        SELECT p.id, p.name, p.newest_created_at, (c0.partition_id IS NOT NULL) AS has_row
-        FROM queen.partitions p
-        LEFT JOIN queen.consumers c0
-          ON c0.partition_id = p.id AND c0.consumer_group = p_group AND c0.queue_id = p_queue_id
-        WHERE p.id = p_partition_id AND p.queue_id = p_queue_id
-          AND p.next_position - 1 > coalesce(c0.cursor_position, 0);
+  IF p_partition_id IS NOT NULL THEN
+    -- One partition: its row is created at first contact and must carry no live lease.
+    SELECT p.name, p.newest_created_at INTO v_name, v_newest
+    FROM queen.partitions p
+    LEFT JOIN queen.consumers c0 ON c0.partition_id = p.id AND c0.consumer_group = p_group
+    WHERE p.id = p_partition_id AND p.queue_id = p_queue_id
+      AND p.next_position - 1 > coalesce(c0.cursor_position, 0);
+    IF NOT FOUND THEN
+      RETURN;
     END IF;
-    LOOP
-      FETCH candidates INTO cand;
-      EXIT WHEN NOT FOUND;
-      v_fetched := v_fetched + 1;
-      IF v_remaining <= 0 OR v_claimed >= p_max_partitions THEN
-        -- Candidates are left: tell the caller another waiting consumer may find something.
-        kind := 'more';
-        v_said_more := true;
-        RETURN NEXT;
-        EXIT;
-      END IF;
+    INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at)
+    VALUES (p_partition_id, p_group, p_queue_id, v_start)
+    ON CONFLICT DO NOTHING;
+    -- A row leased since the read above is filtered before it is locked: a lock taken only to find a live
+    -- lease would be held to the end of this pop and make the ack of that lease wait for it.
+    SELECT * INTO c FROM queen.consumers k
+    WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group
+      AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
+    FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR c.lease_expires_at > v_now THEN
+      kind := 'lease_held';
+      RETURN NEXT;
+      RETURN;
+    END IF;
+    IF c.lease_id IS NOT NULL OR c.start_at IS NOT NULL THEN
+      SELECT * INTO v_prepared FROM queen.prepare_claim(p_partition_id, p_group, v_now);
+      c.cursor_position := v_prepared.cursor_position;
+      v_must_persist := v_must_persist OR v_prepared.reclaimed;
+    END IF;
+    -- windowBuffer: the whole partition waits until its newest message is old enough (4.3).
+    IF q.window_buffer_seconds > 0 AND v_newest > v_now - make_interval(secs => q.window_buffer_seconds) THEN
+      kind := 'window_buffer';
+      RETURN NEXT;
+      RETURN;
+    END IF;
+    v_locked := ARRAY[p_partition_id];
+    v_pids := v_locked;
+    v_names := ARRAY[v_name];
+    v_cursors := ARRAY[c.cursor_position];
+  ELSE
+    v_absorb := queen.absorb_pushes(p_queue_id, p_group, v_start, c_absorb_limit, false);
+    v_more := v_absorb.more;
+  END IF;
 
-      IF NOT cand.has_row THEN
-        INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at)
-        VALUES (cand.id, p_group, p_queue_id, v_start)
-        ON CONFLICT DO NOTHING;
-      END IF;
-      -- A row leased since the candidates were read is filtered before it is locked: a lock taken only to find
-      -- a live lease would be held to the end of this pop and make the ack of that lease wait for it.
-      SELECT * INTO c FROM queen.consumers k
-      WHERE k.partition_id = cand.id AND k.consumer_group = p_group
-        AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
-      FOR UPDATE SKIP LOCKED;
-      -- Not found: another pop holds the row, or it carries a live lease (the filter above, re-checked on the
-      -- newest row version when the lock meets a concurrent update). The lease test here is only a guard;
-      -- lease_id and lease_expires_at are always set and cleared together.
-      IF NOT FOUND OR c.lease_expires_at > v_now THEN
-        IF p_partition_id IS NOT NULL THEN
-          kind := 'lease_held';
-          RETURN NEXT;
-          RETURN;
+  <<rounds>>
+  LOOP
+    IF p_partition_id IS NULL THEN
+      -- Lock the next candidates: rows with messages the group has not settled and no live lease, least
+      -- recently served first (never served first), ties by partition id; as many as the pop may still claim.
+      -- Partitions inside their window buffer are locked (so they count as tried) but not delivered from.
+      SELECT coalesce(array_agg(l.partition_id ORDER BY l.last_served_at NULLS FIRST, l.partition_id), '{}'),
+             coalesce(array_agg(l.partition_id ORDER BY l.last_served_at NULLS FIRST, l.partition_id)
+                        FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(array_agg(l.name ORDER BY l.last_served_at NULLS FIRST, l.partition_id)
+                        FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(array_agg(l.cursor_position ORDER BY l.last_served_at NULLS FIRST, l.partition_id)
+                        FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(bool_or((l.lease_id IS NOT NULL OR l.start_at IS NOT NULL) AND NOT l.buffered), false)
+      INTO v_locked, v_pids, v_names, v_cursors, v_special
+      FROM (
+        SELECT k.partition_id, k.last_served_at, k.cursor_position, k.lease_id, k.start_at, p.name,
+               q.window_buffer_seconds > 0
+                 AND p.newest_created_at > v_now - make_interval(secs => q.window_buffer_seconds) AS buffered
+        FROM queen.consumers k
+        JOIN queen.partitions p ON p.id = k.partition_id
+        WHERE k.queue_id = p_queue_id AND k.consumer_group = p_group AND k.ready_to > k.cursor_position
+          AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
+          AND NOT (k.partition_id = ANY (v_tried))
+        ORDER BY k.last_served_at NULLS FIRST, k.partition_id
+        LIMIT least(p_max_partitions - v_claimed, v_remaining)
+        FOR UPDATE OF k SKIP LOCKED
+      ) l;
+
+      IF cardinality(v_locked) = 0 THEN
+        -- Nothing (more) to claim. Before answering "nothing": wait for another pop of the group that was
+        -- absorbing pushes (once), and absorb on while pushes are left beyond the limit.
+        IF v_claimed = 0 AND v_absorb_calls < c_absorb_calls
+           AND (v_absorb.more OR (NOT v_absorb.absorbed AND NOT v_waited)) THEN
+          v_waited := v_waited OR NOT v_absorb.absorbed;
+          v_absorb_calls := v_absorb_calls + 1;
+          v_absorb := queen.absorb_pushes(p_queue_id, p_group, v_start, c_absorb_limit, true);
+          v_more := v_absorb.more;
+          CONTINUE rounds;
         END IF;
-        CONTINUE;
+        EXIT rounds;
       END IF;
+      v_tried := v_tried || v_locked;
 
-      IF c.lease_id IS NOT NULL THEN
-        -- An expired lease met by a pop is reclaimed here rather than waiting for the reclaim cycle.
-        PERFORM queen.reclaim_lease(c.partition_id, c.consumer_group);
-        v_must_persist := true;
-        SELECT * INTO c FROM queen.consumers k WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
+      IF v_special THEN
+        FOR r IN
+          SELECT k.partition_id FROM queen.consumers k
+          WHERE k.partition_id = ANY (v_pids) AND k.consumer_group = p_group
+            AND (k.lease_id IS NOT NULL OR k.start_at IS NOT NULL)
+          ORDER BY k.partition_id
+        LOOP
+          -- Called on its own: inside an OR it would be skipped once v_must_persist is true.
+          SELECT * INTO v_prepared FROM queen.prepare_claim(r.partition_id, p_group, v_now);
+          v_must_persist := v_must_persist OR v_prepared.reclaimed;
+        END LOOP;
+        SELECT array_agg(k.cursor_position ORDER BY u.ord) INTO v_cursors
+        FROM unnest(v_pids) WITH ORDINALITY AS u(pid, ord)
+        JOIN queen.consumers k ON k.partition_id = u.pid AND k.consumer_group = p_group;
       END IF;
+    END IF;
 
-      -- Subscription start not passed yet: messages created before it are skipped (they form a prefix,
-      -- since created_at never decreases along positions).
-      IF c.start_at IS NOT NULL THEN
-        IF EXISTS (SELECT 1 FROM queen.messages x WHERE x.partition_id = cand.id AND x.position > c.cursor_position
-                   AND x.created_at < c.start_at) THEN
-          SELECT x.position INTO v_skip_to FROM queen.messages x
-          WHERE x.partition_id = cand.id AND x.created_at < c.start_at
-          ORDER BY x.position DESC LIMIT 1;
-          c.cursor_position := greatest(c.cursor_position, v_skip_to);
-        END IF;
-        IF c.start_at <= v_now THEN
-          c.start_at := NULL;
-        END IF;
-        UPDATE queen.consumers k SET cursor_position = c.cursor_position, start_at = c.start_at
-        WHERE k.partition_id = cand.id AND k.consumer_group = p_group;
-        DELETE FROM queen.message_states s
-        WHERE s.partition_id = cand.id AND s.consumer_group = p_group AND s.position <= c.cursor_position;
-      END IF;
-
-      -- windowBuffer: the whole partition waits until its newest message is old enough (4.3).
-      IF q.window_buffer_seconds > 0
-         AND cand.newest_created_at > v_now - make_interval(secs => q.window_buffer_seconds) THEN
-        IF p_partition_id IS NOT NULL THEN
-          kind := 'window_buffer';
-          RETURN NEXT;
-          RETURN;
-        END IF;
-        CONTINUE;
-      END IF;
-
-      -- The deliverable prefix: unsettled messages above the cursor in position order, stopping at the
-      -- first one still inside delayedProcessing or waiting for its retry time (order holds, 4.3). One
-      -- statement returns the rows and takes the lease (or, with autoAck, moves the cursor) on the way.
+    IF cardinality(v_pids) > 0 THEN
+      -- The deliverable prefix of each partition, in order: unsettled messages above the cursor in position
+      -- order, stopping at the first one still inside delayedProcessing or waiting for its retry time (order
+      -- holds, 4.3); the batch is filled from the first partition, then the next, until it is full or the
+      -- partition limit is reached (4.4). The same statement takes the leases (or, with autoAck, moves the
+      -- cursors), and lowers ready_to where no message at all is left above the cursor.
       RETURN QUERY
-      WITH delivered AS (
-        SELECT t.* FROM (
-          SELECT mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload, mm.is_encrypted, mm.producer_sub,
-                 mm.created_at, coalesce(s.settled, false) AS settled, coalesce(s.failures, 0) AS failures,
-                 sum(CASE WHEN NOT coalesce(s.settled, false)
-                               AND (s.retry_at > v_now OR mm.created_at > v_delay_cutoff) THEN 1 ELSE 0 END)
-                   OVER (ORDER BY mm.position) AS blocked
-          FROM (SELECT x.* FROM queen.messages x
-                WHERE x.partition_id = cand.id AND x.position > c.cursor_position
-                ORDER BY x.position
-                -- Settled-out-of-order messages are skipped, so read that many more.
-                LIMIT v_remaining + (SELECT count(*) FROM queen.message_states s2
-                                     WHERE s2.partition_id = cand.id AND s2.consumer_group = p_group
-                                       AND s2.position > c.cursor_position AND s2.settled)) mm
-          LEFT JOIN queen.message_states s
-            ON s.partition_id = cand.id AND s.consumer_group = p_group AND s.position = mm.position
-        ) t
-        WHERE t.blocked = 0 AND NOT t.settled
-        ORDER BY t.position
-        LIMIT v_remaining
+      WITH cand AS (
+        SELECT u.pid, u.pname, u.cur, u.ord FROM unnest(v_pids, v_names, v_cursors) WITH ORDINALITY AS u(pid, pname, cur, ord)
+      ), scanned AS MATERIALIZED (
+        SELECT cd.ord, cd.pid, cd.pname, mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload,
+               mm.is_encrypted, mm.producer_sub, mm.created_at, coalesce(s.settled, false) AS settled,
+               coalesce(s.failures, 0) AS failures,
+               sum(CASE WHEN NOT coalesce(s.settled, false)
+                             AND (s.retry_at > v_now OR mm.created_at > v_delay_cutoff) THEN 1 ELSE 0 END)
+                 OVER (PARTITION BY cd.ord ORDER BY mm.position) AS blocked
+        FROM cand cd
+        CROSS JOIN LATERAL (
+          SELECT x.* FROM queen.messages x
+          WHERE x.partition_id = cd.pid AND x.position > cd.cur
+          ORDER BY x.position
+          -- Settled-out-of-order messages are skipped, so read that many more.
+          LIMIT v_remaining + (SELECT count(*) FROM queen.message_states s2
+                               WHERE s2.partition_id = cd.pid AND s2.consumer_group = p_group
+                                 AND s2.position > cd.cur AND s2.settled)
+        ) mm
+        LEFT JOIN queen.message_states s
+          ON s.partition_id = cd.pid AND s.consumer_group = p_group AND s.position = mm.position
+      ), ranked AS (
+        SELECT sc.*, dense_rank() OVER (ORDER BY sc.ord) AS nth_partition,
+               row_number() OVER (ORDER BY sc.ord, sc.position) AS nth
+        FROM scanned sc
+        WHERE sc.blocked = 0 AND NOT sc.settled
+      ), delivered AS (
+        SELECT rk.* FROM ranked rk WHERE rk.nth <= v_remaining AND rk.nth_partition <= p_max_partitions - v_claimed
       ), summary AS (
-        SELECT count(*) AS n, max(d.position) AS last FROM delivered d
+        SELECT d.pid, count(*) AS n, max(d.position) AS last FROM delivered d GROUP BY d.pid
       ), claimed AS (
         UPDATE queen.consumers k
         SET lease_id = CASE WHEN p_auto_ack THEN k.lease_id ELSE p_lease_id END,
@@ -212,45 +285,61 @@ BEGIN
             last_served_at = v_now,
             batches_consumed = k.batches_consumed + 1
         FROM summary sm
-        WHERE k.partition_id = cand.id AND k.consumer_group = p_group AND sm.n > 0
-        RETURNING k.cursor_position
+        WHERE k.partition_id = sm.pid AND k.consumer_group = p_group
+        RETURNING k.partition_id
+      ), emptied AS (
+        UPDATE queen.consumers k SET ready_to = k.cursor_position
+        FROM cand cd
+        WHERE k.partition_id = cd.pid AND k.consumer_group = p_group
+          AND NOT EXISTS (SELECT 1 FROM scanned sc WHERE sc.pid = cd.pid)
+        RETURNING k.partition_id
       )
-      SELECT 'message'::text, cand.id, cand.name, d.id, d.transaction_id, d.trace_id, d.payload, d.is_encrypted,
+      SELECT 'message'::text, d.pid, d.pname, d.id, d.transaction_id, d.trace_id, d.payload, d.is_encrypted,
              d.producer_sub, to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), d.failures
       FROM delivered d
-      ORDER BY d.position;
+      ORDER BY d.ord, d.position;
       GET DIAGNOSTICS v_count = ROW_COUNT;
 
-      IF v_count = 0 THEN
-        CONTINUE;
+      IF v_count > 0 THEN
+        -- The rows claimed just now carry this pop's serve time.
+        SELECT coalesce(array_agg(k.partition_id ORDER BY k.partition_id), '{}') INTO v_round_claimed
+        FROM queen.consumers k
+        WHERE k.partition_id = ANY (v_pids) AND k.consumer_group = p_group AND k.last_served_at = v_now;
+        v_remaining := v_remaining - v_count;
+        v_claimed := v_claimed + cardinality(v_round_claimed);
+        IF p_auto_ack THEN
+          -- At-most-once (4.8): forget per-message state below the new cursor and move past settled ones.
+          FOR r IN SELECT u.pid FROM unnest(v_round_claimed) AS u(pid) LOOP
+            DELETE FROM queen.message_states s
+            WHERE s.partition_id = r.pid AND s.consumer_group = p_group
+              AND s.position <= (SELECT k.cursor_position FROM queen.consumers k
+                                 WHERE k.partition_id = r.pid AND k.consumer_group = p_group);
+            PERFORM queen.settle_forward(r.pid, p_group);
+          END LOOP;
+        END IF;
+      ELSE
+        v_round_claimed := '{}';
       END IF;
-
-      IF p_auto_ack THEN
-        -- At-most-once (4.8): forget per-message state below the new cursor and move past settled ones.
-        DELETE FROM queen.message_states s
-        WHERE s.partition_id = cand.id AND s.consumer_group = p_group
-          AND s.position <= (SELECT k.cursor_position FROM queen.consumers k
-                             WHERE k.partition_id = cand.id AND k.consumer_group = p_group);
-        PERFORM queen.settle_forward(cand.id, p_group);
-      END IF;
-
-      v_remaining := v_remaining - v_count;
-      v_claimed := v_claimed + 1;
-    END LOOP;
-    CLOSE candidates;
-    IF p_partition_id IS NOT NULL OR v_fetched < v_window THEN
-      EXIT windows;
+    ELSE
+      v_round_claimed := '{}';
     END IF;
-    IF v_remaining <= 0 OR v_claimed >= p_max_partitions THEN
-      -- Done at the end of a full window: candidates may lie beyond it.
-      IF NOT v_said_more THEN
-        kind := 'more';
-        RETURN NEXT;
-      END IF;
-      EXIT windows;
-    END IF;
-    v_window := v_window * 8;
+
+    EXIT rounds WHEN p_partition_id IS NOT NULL;
+    v_idle := v_idle || ARRAY(SELECT u.pid FROM unnest(v_locked) AS u(pid) WHERE NOT (u.pid = ANY (v_round_claimed)));
+    EXIT rounds WHEN v_remaining <= 0 OR v_claimed >= p_max_partitions;
   END LOOP;
+
+  -- Stopped by a limit: say whether another consumer would find something (rows this pop locked without
+  -- claiming are left out; rows it claimed under a lease are leased now).
+  IF p_partition_id IS NULL AND (v_remaining <= 0 OR v_claimed >= p_max_partitions)
+     AND (v_more OR EXISTS (
+       SELECT 1 FROM queen.consumers k
+       WHERE k.queue_id = p_queue_id AND k.consumer_group = p_group AND k.ready_to > k.cursor_position
+         AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
+         AND NOT (k.partition_id = ANY (v_idle)))) THEN
+    kind := 'more';
+    RETURN NEXT;
+  END IF;
 
   -- A pop that only took leases commits without waiting for its WAL flush. Were PostgreSQL to crash before
   -- the flush, the leases would be gone and their messages deliverable again, which is what a lease expiry

@@ -31,7 +31,7 @@ async function push(count: number, prefix: string): Promise<void> {
 async function popAll(): Promise<number> {
   const result = await testDatabase.client().query<{ n: string }>(
     `SELECT count(*) AS n FROM queen.pop_messages((SELECT id FROM queen.queues WHERE name = 'plans'), NULL,
-       '__QUEUE_MODE__', 1000, 1, $1, true, NULL, NULL)`,
+       '__QUEUE_MODE__', 1000, 1, $1, true, NULL, NULL) WHERE kind = 'message'`,
     [randomUUID()],
   )
   return Number(result.rows[0]!.n)

@@ -11,6 +11,10 @@ WITH target_queues AS (
   DELETE FROM queen.consumers c
   WHERE c.queue_id IN (SELECT id FROM target_queues) AND c.consumer_group = $2
   RETURNING 1
+), horizons AS (
+  -- Without its consumer rows the group starts over: its next pop absorbs every partition again (015).
+  DELETE FROM queen.ready_horizons h
+  WHERE h.queue_id IN (SELECT id FROM target_queues) AND h.consumer_group = $2
 ), subscriptions AS (
   DELETE FROM queen.subscriptions s
   WHERE $4 AND s.queue_id IN (SELECT id FROM target_queues) AND s.consumer_group = $2
