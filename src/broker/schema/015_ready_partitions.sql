@@ -63,6 +63,15 @@ DECLARE
   v_held xid8;
 BEGIN
   more := false;
+  -- Nothing stamped at or above the committed horizon: nothing to absorb, and no lock or write needed (the
+  -- common case of a drain, or of a pop right after another one).
+  SELECT h.absorbed_below INTO v_from FROM queen.ready_horizons h
+  WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group;
+  IF FOUND AND NOT EXISTS (SELECT 1 FROM queen.partitions p
+                           WHERE p.queue_id = p_queue_id AND p.last_push_xid >= v_from) THEN
+    absorbed := true;
+    RETURN;
+  END IF;
   absorbed := false;
   LOOP
     IF p_wait THEN
