@@ -96,12 +96,14 @@ CREATE TABLE IF NOT EXISTS queen.consumers (
   PRIMARY KEY (partition_id, consumer_group)
 ) WITH (fillfactor = 50);
 CREATE INDEX IF NOT EXISTS consumers_lease_idx ON queen.consumers (lease_id) WHERE lease_id IS NOT NULL;
--- The rows of a queue, or of one group on a queue. One index rather than one per column: every pop and ack
+-- The rows of a queue, or of one group on a queue, and the group's last serve on a queue (namespace pops
+-- order queues by it) without reading every row. One index rather than one per use: every pop and ack
 -- updates a consumer row without HOT (lease_id is indexed), so each index costs an insert per update
 -- (bench/README.md, history: the former (consumer_group, queue_id) and (queue_id) indexes).
-CREATE INDEX IF NOT EXISTS consumers_queue_group_idx ON queen.consumers (queue_id, consumer_group);
+CREATE INDEX IF NOT EXISTS consumers_served_idx ON queen.consumers (queue_id, consumer_group, last_served_at);
 DROP INDEX IF EXISTS queen.consumers_group_idx;
 DROP INDEX IF EXISTS queen.consumers_queue_idx;
+DROP INDEX IF EXISTS queen.consumers_queue_group_idx;
 
 -- Sparse per-message state of a group above its cursor: out-of-order settlements, failure counts,
 -- retry times. Rows at or below the cursor are deleted as the cursor passes them.
