@@ -8,7 +8,7 @@ import type pg from 'pg'
 import { newUuidV7 } from '../ids.js'
 import { runQuery, runQueryRawJson } from '../db/pool.js'
 import { describeDbFailure } from '../db/pg-errors.js'
-import { NAMESPACE_WAIT_PREFIX, type PopWaiters } from './pop-waiters.js'
+import { NAMESPACE_WAIT_PREFIX, type AttemptResult, type PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 import { isKeyUnavailableError, keyUnavailableError, type PopDecryption } from '../crypto/pop-decryption.js'
@@ -101,6 +101,14 @@ export class PopEngine {
   private readonly events: BrokerEvents
   private readonly decryption: PopDecryption | undefined
   private readonly maintenance: PopMaintenance
+  /**
+   * First attempts of long-polls that may run at once per wait key; newcomers beyond it park without one
+   * (issue 22: 10,000 long-polls on one queue, each with its own attempt, overflowed the pool's wait queue
+   * and were answered "database unavailable"). Half the pool: pushes and acks each keep at most a quarter
+   * in flight (services.ts), so one hot key leaves room for its re-check round, other keys and the admin
+   * routes; with the default 20 connections that is 10, so the 8 consumers of a drain still pop at once.
+   */
+  private readonly maxFirstAttempts: number
 
   constructor(
     pool: pg.Pool,
@@ -116,6 +124,7 @@ export class PopEngine {
     this.events = events
     this.maintenance = maintenance
     this.decryption = decryption
+    this.maxFirstAttempts = Math.max(1, Math.floor((pool.options.max ?? DEFAULT_POOL_MAX) / 2))
   }
 
   /**
@@ -134,35 +143,36 @@ export class PopEngine {
       partition: request.partition,
       group: request.group,
     }
-    if (!paused() && !this.waiters.queueBehindWaiters(key)) {
-      const first = await this.attempt(request, leaseId)
-      if (first.kind !== 'nothing') return first.outcome
-    }
-
-    const parkedAt = Date.now()
+    // Parked from here on unless its first attempt runs: then from when that attempt found nothing.
+    let parkedAt = Date.now()
     const parked = (outcome: PopOutcome): PopOutcome => ({ ...outcome, parkedMs: Date.now() - parkedAt })
     // Parked through pop-maintenance, it answers 204 if that is still on at the end (semantics.md 11).
     const ended = (): PopOutcome => parked(paused() ? { kind: 'paused' } : { kind: 'empty' })
     if (gone?.aborted) return ended()
     return new Promise<PopOutcome>((settle) => {
-      // Called on abort only, once park() has returned.
+      // Called on abort only, once the pop is in line.
       const leave = () => cancel()
       const resolve = (outcome: PopOutcome) => {
         gone?.removeEventListener('abort', leave)
         settle(outcome)
       }
-      const cancel = this.waiters.park(key, {
+      const pop = {
         deadline: Date.now() + request.timeoutMs,
-        attempt: async () => {
+        attempt: async (first: boolean): Promise<AttemptResult> => {
           if (paused()) return 'empty'
           const next = await this.attempt(request, leaseId)
-          if (next.kind === 'nothing') return 'empty'
-          resolve(parked(next.outcome))
+          if (next.kind === 'nothing') {
+            if (first) parkedAt = Date.now()
+            return 'empty'
+          }
+          resolve(first ? next.outcome : parked(next.outcome))
           if (next.kind !== 'messages') return 'failed'
           return next.more ? 'more' : 'delivered'
         },
         end: () => resolve(ended()),
-      })
+      }
+      // During pop-maintenance it parks without a look; the end of maintenance re-checks every key.
+      const cancel = paused() ? this.waiters.park(key, pop) : this.waiters.enter(key, pop, this.maxFirstAttempts)
       gone?.addEventListener('abort', leave, { once: true })
     })
   }
@@ -300,3 +310,6 @@ function waitQueueKey(request: PopRequest): string {
 }
 
 const NO_PARTITION: PopOutcome = { kind: 'refused', error: 'no_available_partition' }
+
+/** pg's pool size when none is given. */
+const DEFAULT_POOL_MAX = 10

@@ -6,6 +6,13 @@
  * (100 ms for the first 3 empty checks, then doubling up to 1 s), because messages also become
  * deliverable by time (delays, window buffers, retry times, lease expiry). No database connection is
  * held while parked.
+ *
+ * A long-poll enters the line of its key ({@link PopWaiters.enter}) with a first attempt of its own, but
+ * only a bounded number of those run at once per key: the others park at the end of the line at once and
+ * have the key re-checked, so a burst of thousands of long-polls on one queue costs the bound of
+ * connections plus one round, not one pool checkout each (issue 22: they overflowed the pool's wait queue
+ * and were answered "database unavailable"). A first attempt in flight keeps its arrival place in the line:
+ * a round stops there rather than serve those behind it first, and runs again when the attempt ends.
  */
 
 /** Waiter keys whose queue starts with this are namespace/task pops: any push of the tenant re-checks them. */
@@ -32,8 +39,11 @@ export type WaiterEnd = 'timeout' | 'shutdown' | 'cancelled'
 
 /** One parked pop. */
 export interface ParkedPop {
-  /** Tries the pop; on messages it answers the client itself and returns 'delivered'. */
-  attempt: () => Promise<AttemptResult>
+  /**
+   * Tries the pop; on messages it answers the client itself and returns 'delivered'. `first` is set for the
+   * pop's own first attempt on entering the line (see {@link PopWaiters.enter}), before it is parked.
+   */
+  attempt: (first: boolean) => Promise<AttemptResult>
   /** Answers the client without messages. */
   end: (reason: WaiterEnd) => void
   /** Absolute deadline (epoch ms). */
@@ -49,17 +59,26 @@ export interface WaitBackoff {
 }
 
 interface Waiter extends ParkedPop {
+  /** In a round's attempt. */
   busy: boolean
+  /** Running its first attempt: holds its place in the line, is not parked (nor counted) yet. */
+  pending: boolean
   finished: boolean
-  expired: boolean
+  /** How it ends once its attempt in flight comes back empty (deadline, disconnect or shutdown meanwhile). */
+  endAfter: WaiterEnd | undefined
   timer: NodeJS.Timeout | undefined
 }
 
 interface KeyState {
   key: WaitKey
+  /** The line, oldest first: parked waiters and pending first attempts. */
   waiters: Waiter[]
   running: boolean
   dirty: boolean
+  /** First attempts in flight (the pending waiters of the line). */
+  firstAttempts: number
+  /** A round stopped at a pending first attempt: run one when that attempt ends. */
+  blocked: boolean
   emptyChecks: number
   /** The last attempt failed (or threw): newcomers then try for themselves rather than queue behind. */
   lastFailed: boolean
@@ -134,19 +153,37 @@ export class PopWaiters {
       pop.end('shutdown')
       return () => undefined
     }
-    const id = keyId(key)
-    let state = this.states.get(id)
-    if (!state) {
-      state = { key, waiters: [], running: false, dirty: false, emptyChecks: 0, lastFailed: false, timer: undefined }
-      this.states.set(id, state)
+    const state = this.stateOf(key)
+    const waiter = this.line(state, pop, false)
+    this.settle(waiter, state)
+    return () => this.cancel(waiter, state)
+  }
+
+  /**
+   * Lines up a new long-poll pop. It parks behind the waiters of its key without a look of its own when
+   * {@link queueBehindWaiters} says so; otherwise it runs a first attempt, unless `maxFirstAttempts` of its
+   * key are already running: it then parks at the end of the line at once (holding no connection) and has
+   * the key re-checked now (or, when a first attempt heads the line, as soon as that one leaves candidates),
+   * so messages already there reach the line, oldest first, without waiting for the timer. A first attempt
+   * keeps the pop's place in the line; if it finds nothing the pop is parked there.
+   * Returns the cancel function (client disconnect); a pop cancelled, timed out or shut down during its
+   * first attempt is answered when that attempt comes back empty, as it would be if it found messages.
+   */
+  enter(key: WaitKey, pop: ParkedPop, maxFirstAttempts: number): () => void {
+    if (this.closed || this.queueBehindWaiters(key)) return this.park(key, pop)
+    const state = this.stateOf(key)
+    if (state.firstAttempts >= maxFirstAttempts) {
+      const waiter = this.line(state, pop, false)
+      this.settle(waiter, state)
+      // A round would stop at once at a first attempt at the head of the line; that attempt's end runs one
+      // when it leaves candidates behind, or when a wake came while it was looking.
+      if (!state.waiters[0]?.pending) void this.recheck(state)
+      return () => this.cancel(waiter, state)
     }
-    const current = state
-    const waiter: Waiter = { ...pop, busy: false, finished: false, expired: false, timer: undefined }
-    waiter.timer = setTimeout(() => this.expire(waiter, current), Math.max(0, pop.deadline - Date.now()))
-    current.waiters.push(waiter)
-    this.count += 1
-    this.scheduleTimer(current)
-    return () => this.finish(waiter, current, 'cancelled')
+    const waiter = this.line(state, pop, true)
+    state.firstAttempts += 1
+    void this.firstAttempt(waiter, state)
+    return () => this.cancel(waiter, state)
   }
 
   /**
@@ -161,7 +198,8 @@ export class PopWaiters {
   queueBehindWaiters(key: WaitKey): boolean {
     const state = this.states.get(keyId(key))
     if (!state || this.closed) return false
-    return !state.running && !state.dirty && !state.lastFailed && state.waiters.length > 0
+    // A first attempt in flight is a look not finished yet: it may find messages and leave some behind.
+    return !state.running && !state.dirty && !state.lastFailed && state.firstAttempts === 0 && state.waiters.length > 0
   }
 
   /** Re-checks the waiters of a queue (all partitions, or wildcard waiters and that partition's). */
@@ -199,20 +237,96 @@ export class PopWaiters {
   endQueue(tenant: string, queue: string): void {
     for (const state of [...this.states.values()]) {
       if (state.key.tenant !== tenant || state.key.queue !== queue) continue
-      for (const waiter of [...state.waiters]) this.finish(waiter, state, 'cancelled')
+      for (const waiter of [...state.waiters]) this.cancel(waiter, state)
     }
   }
 
-  /** Answers every parked pop at once (SIGTERM) and refuses new ones. */
+  /**
+   * Answers every parked pop at once (SIGTERM) and refuses new ones. A pop still in its first attempt is
+   * answered when that attempt ends (with what it found, or empty).
+   */
   shutdown(): void {
     this.closed = true
     for (const state of [...this.states.values()]) {
-      for (const waiter of [...state.waiters]) this.finish(waiter, state, 'shutdown')
+      for (const waiter of [...state.waiters]) {
+        if (waiter.pending) waiter.endAfter ??= 'shutdown'
+        else this.finish(waiter, state, 'shutdown')
+      }
     }
   }
 
+  private stateOf(key: WaitKey): KeyState {
+    const id = keyId(key)
+    let state = this.states.get(id)
+    if (!state) {
+      state = {
+        key,
+        waiters: [],
+        running: false,
+        dirty: false,
+        firstAttempts: 0,
+        blocked: false,
+        emptyChecks: 0,
+        lastFailed: false,
+        timer: undefined,
+      }
+      this.states.set(id, state)
+    }
+    return state
+  }
+
+  /** Appends a pop to the end of the line of its key. */
+  private line(state: KeyState, pop: ParkedPop, pending: boolean): Waiter {
+    const waiter: Waiter = { ...pop, busy: false, pending, finished: false, endAfter: undefined, timer: undefined }
+    state.waiters.push(waiter)
+    return waiter
+  }
+
+  /** Makes a waiter of the line parked: counted, with its deadline armed and the key's timer running. */
+  private settle(waiter: Waiter, state: KeyState): void {
+    waiter.pending = false
+    this.count += 1
+    waiter.timer = setTimeout(() => this.expire(waiter, state), Math.max(0, waiter.deadline - Date.now()))
+    this.scheduleTimer(state)
+  }
+
+  /** Runs the first attempt of a pop holding its place in the line. */
+  private async firstAttempt(waiter: Waiter, state: KeyState): Promise<void> {
+    let result: AttemptResult = 'empty'
+    let threw = false
+    try {
+      result = await waiter.attempt(true)
+    } catch (error) {
+      threw = true
+      this.onError(error)
+    }
+    state.firstAttempts -= 1
+    state.lastFailed = threw || result === 'failed'
+    if (result !== 'empty') {
+      // Answered by the attempt itself: it leaves the line without ever having been parked.
+      this.finish(waiter, state, 'delivered')
+    } else {
+      this.settle(waiter, state)
+      if (waiter.endAfter === undefined && Date.now() >= waiter.deadline) waiter.endAfter = 'timeout'
+      if (waiter.endAfter !== undefined) this.finish(waiter, state, waiter.endAfter)
+    }
+    // Parked waiters get their round now when one stopped at a first attempt (a wake or timer came while it
+    // looked: its look may predate what they woke for) or candidates were left for them.
+    const parkedLeft = state.waiters.length > state.firstAttempts
+    if ((state.blocked || result === 'more') && parkedLeft) {
+      state.blocked = false
+      void this.recheck(state)
+    }
+  }
+
+  /** Client disconnect (or queue deleted): out of line now, or once its first attempt in flight ends. */
+  private cancel(waiter: Waiter, state: KeyState): void {
+    if (waiter.pending) waiter.endAfter ??= 'cancelled'
+    else this.finish(waiter, state, 'cancelled')
+  }
+
   private expire(waiter: Waiter, state: KeyState): void {
-    if (waiter.busy) waiter.expired = true
+    if (waiter.busy) waiter.endAfter ??= 'timeout'
     else this.finish(waiter, state, 'timeout')
   }
 
@@ -222,7 +336,7 @@ export class PopWaiters {
     clearTimeout(waiter.timer)
     const index = state.waiters.indexOf(waiter)
     if (index >= 0) state.waiters.splice(index, 1)
-    this.count -= 1
+    if (!waiter.pending) this.count -= 1
     if (state.waiters.length === 0) {
       if (state.timer) clearTimeout(state.timer)
       state.timer = undefined
@@ -238,7 +352,8 @@ export class PopWaiters {
   }
 
   private scheduleTimer(state: KeyState): void {
-    if (state.timer || state.waiters.length === 0) return
+    // Only parked waiters need the timer: a first attempt in flight is a look of its own.
+    if (state.timer || state.waiters.length <= state.firstAttempts) return
     const { initialIntervalMs, backoffThreshold, backoffMultiplier, maxIntervalMs } = this.backoff
     const over = Math.max(0, state.emptyChecks - backoffThreshold + 1)
     const interval = Math.min(maxIntervalMs, initialIntervalMs * Math.pow(backoffMultiplier, over))
@@ -258,15 +373,24 @@ export class PopWaiters {
     try {
       do {
         state.dirty = false
+        state.blocked = false
         let answered = false
         let candidatesLeft = false
+        let stopped = false
         for (const waiter of [...state.waiters]) {
           if (waiter.finished) continue
+          if (waiter.pending) {
+            // Its first attempt is looking right now; those behind it are served after it, by the round
+            // that attempt's end runs.
+            state.blocked = true
+            stopped = true
+            break
+          }
           waiter.busy = true
           let result: AttemptResult = 'empty'
           let threw = false
           try {
-            result = await waiter.attempt()
+            result = await waiter.attempt(false)
           } catch (error) {
             threw = true
             this.onError(error)
@@ -282,13 +406,15 @@ export class PopWaiters {
             if (result === 'more') continue
             break
           }
-          if (waiter.expired) this.finish(waiter, state, 'timeout')
+          if (waiter.endAfter !== undefined) this.finish(waiter, state, waiter.endAfter)
           break
         }
         // Every waiter of the round was served and candidates remain: waiters that parked during the round
         // (after its list was taken) get a round of their own now rather than at the next timer.
-        if (candidatesLeft) state.dirty = true
-        state.emptyChecks = answered ? 0 : state.emptyChecks + 1
+        if (candidatesLeft && !stopped) state.dirty = true
+        // A round stopped at a first attempt looked at nothing: it does not count as an empty check.
+        if (answered) state.emptyChecks = 0
+        else if (!stopped) state.emptyChecks += 1
       } while (state.dirty && state.waiters.length > 0)
     } finally {
       state.running = false

@@ -116,3 +116,152 @@ describe('PopWaiters: wake-ups', () => {
     expect(waiters.wokenSince('', 'orders', recent)).toBe(false)
   })
 })
+
+/**
+ * Pops on one key over a shared in-memory list of messages, each attempt taking a turn of the event loop:
+ * records how many attempts overlap and which pop got which message.
+ */
+function sharedQueue(messages: number[]) {
+  const state = { inFlight: 0, maxInFlight: 0, firstAttempts: 0, served: new Map<number, number>() }
+  const waiterEnds: WaiterEnd[] = []
+  const popNumber = (index: number) => ({
+    deadline: Date.now() + 60_000,
+    attempt: async (first: boolean): Promise<AttemptResult> => {
+      state.inFlight += 1
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight)
+      if (first) state.firstAttempts += 1
+      await new Promise((resolve) => setImmediate(resolve))
+      state.inFlight -= 1
+      const message = messages.shift()
+      if (message === undefined) return 'empty'
+      state.served.set(index, message)
+      return messages.length > 0 ? 'more' : 'delivered'
+    },
+    end: (reason: WaiterEnd) => waiterEnds.push(reason),
+  })
+  return { state, waiterEnds, popNumber }
+}
+
+/** Waits (a bounded number of event-loop turns) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let turns = 0; turns < 10_000 && !done(); turns++) await settle()
+}
+
+describe('PopWaiters: first attempts of newcomers', () => {
+  it('runs at most the bound of first attempts of one key at once; the others park in arrival order', async () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const messages: number[] = []
+    const { state, waiterEnds, popNumber } = sharedQueue(messages)
+
+    // 200 long-polls arrive at once on an empty queue, with a bound of 4
+    for (let index = 0; index < 200; index++) waiters.enter(KEY, popNumber(index), 4)
+    await until(() => waiters.parked === 200)
+
+    // Four looked at the queue, never more at once; everyone is parked
+    expect(state.firstAttempts).toBe(4)
+    expect(state.maxInFlight).toBeLessThanOrEqual(4)
+    expect(waiters.parked).toBe(200)
+
+    // Messages arrive: each goes to the oldest pop still parked, one attempt at a time
+    messages.push(...Array.from({ length: 150 }, (_, index) => 1000 + index))
+    waiters.wake('', 'orders', null)
+    await until(() => waiters.parked === 50)
+    expect([...state.served.entries()].sort(([a], [b]) => a - b)).toEqual(
+      Array.from({ length: 150 }, (_, index) => [index, 1000 + index]),
+    )
+    expect(state.maxInFlight).toBeLessThanOrEqual(4)
+    expect(waiterEnds).toEqual([])
+    waiters.shutdown()
+    expect(waiterEnds).toHaveLength(50)
+  })
+
+  it('serves messages already there to newcomers in arrival order, past the bound without waiting for a wake', async () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const messages = Array.from({ length: 30 }, (_, index) => 1000 + index)
+    const { state, popNumber } = sharedQueue(messages)
+
+    // 50 arrive at once while 30 messages wait; 4 may look at once, the rest park behind them
+    for (let index = 0; index < 50; index++) waiters.enter(KEY, popNumber(index), 4)
+    await until(() => state.served.size === 30 && waiters.parked === 20)
+
+    // The first 30 to arrive got them in order (the four first attempts leave candidates, which runs the line)
+    expect([...state.served.entries()].sort(([a], [b]) => a - b)).toEqual(
+      Array.from({ length: 30 }, (_, index) => [index, 1000 + index]),
+    )
+    expect(state.maxInFlight).toBeLessThanOrEqual(4)
+    expect(waiters.parked).toBe(20)
+    waiters.shutdown()
+  })
+
+  it('keeps a wake that came during a first attempt: the line is re-checked once that attempt finds nothing', async () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    let finishFirst: (result: AttemptResult) => void = () => undefined
+    const calls: boolean[] = []
+    waiters.enter(
+      KEY,
+      {
+        deadline: Date.now() + 60_000,
+        attempt: (first) => {
+          calls.push(first)
+          return first ? new Promise<AttemptResult>((resolve) => (finishFirst = resolve)) : Promise.resolve('delivered')
+        },
+        end: () => undefined,
+      },
+      4,
+    )
+    // Not parked while it looks; the wake's round stops at it instead of passing it by
+    expect(waiters.parked).toBe(0)
+    waiters.wake('', 'orders', null)
+    await settle()
+    expect(calls).toEqual([true])
+
+    // Its look (begun before the push) found nothing: it parks, and the wake's round runs now
+    finishFirst('empty')
+    await until(() => calls.length === 2)
+    expect(calls).toEqual([true, false])
+    expect(waiters.parked).toBe(0)
+  })
+
+  it('answers a pop cancelled, timed out or shut down during its first attempt once that attempt comes back', async () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const looking = (deadline: number) => {
+      const ends: WaiterEnd[] = []
+      let finish: (result: AttemptResult) => void = () => undefined
+      const cancel = waiters.enter(
+        { ...KEY, group: `g${deadline}` },
+        {
+          deadline,
+          attempt: () => new Promise<AttemptResult>((resolve) => (finish = resolve)),
+          end: (reason) => ends.push(reason),
+        },
+        4,
+      )
+      return { ends, cancel, finish: (result: AttemptResult) => finish(result) }
+    }
+    const gone = looking(Date.now() + 60_000)
+    const late = looking(Date.now() + 20)
+    const found = looking(Date.now() + 60_000)
+    const closing = looking(Date.now() + 60_000)
+
+    // The client disconnects and the deadline passes while they look: nothing is answered yet
+    gone.cancel()
+    found.cancel()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect([gone.ends, late.ends, found.ends]).toEqual([[], [], []])
+
+    // Their attempts come back: the empty ones end as they were told, the one with messages answered itself
+    gone.finish('empty')
+    late.finish('empty')
+    found.finish('delivered')
+    await settle()
+    expect([gone.ends, late.ends, found.ends]).toEqual([['cancelled'], ['timeout'], []])
+
+    // SIGTERM answers the parked pops at once, and one still looking as soon as its look comes back
+    waiters.shutdown()
+    expect(closing.ends).toEqual([])
+    closing.finish('empty')
+    await settle()
+    expect(closing.ends).toEqual(['shutdown'])
+    expect(waiters.parked).toBe(0)
+  })
+})
