@@ -198,8 +198,10 @@ export class PopWaiters {
   queueBehindWaiters(key: WaitKey): boolean {
     const state = this.states.get(keyId(key))
     if (!state || this.closed) return false
-    // A first attempt in flight is a look not finished yet: it may find messages and leave some behind.
-    return !state.running && !state.dirty && !state.lastFailed && state.firstAttempts === 0 && state.waiters.length > 0
+    // Parked waiters, not only first attempts in flight: behind those alone, a newcomer would wait for their
+    // end to be served (a drain's consumers would take turns). One in flight that leaves candidates behind
+    // runs a round for the line when it ends.
+    return !state.running && !state.dirty && !state.lastFailed && state.waiters.length > state.firstAttempts
   }
 
   /** Re-checks the waiters of a queue (all partitions, or wildcard waiters and that partition's). */

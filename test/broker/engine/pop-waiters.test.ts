@@ -175,6 +175,19 @@ describe('PopWaiters: first attempts of newcomers', () => {
     expect(waiterEnds).toHaveLength(50)
   })
 
+  it('lets a handful of consumers draining a queue pop at once, each with its own attempt', async () => {
+    const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
+    const messages = Array.from({ length: 100 }, (_, index) => index)
+    const { state, popNumber } = sharedQueue(messages)
+
+    // 8 consumers pop at once under a bound of 10: none waits for another's look
+    for (let index = 0; index < 8; index++) waiters.enter(KEY, popNumber(index), 10)
+    await until(() => state.served.size === 8)
+    expect(state.maxInFlight).toBe(8)
+    expect(state.firstAttempts).toBe(8)
+    expect(waiters.parked).toBe(0)
+  })
+
   it('serves messages already there to newcomers in arrival order, past the bound without waiting for a wake', async () => {
     const waiters = new PopWaiters(WAKE_ONLY_POP_WAIT, () => undefined)
     const messages = Array.from({ length: 30 }, (_, index) => 1000 + index)
