@@ -53,8 +53,8 @@ CREATE TABLE IF NOT EXISTS queen.stats_snapshot (
   lag_seconds double precision NOT NULL DEFAULT 0,
   oldest_message_at timestamptz,
   newest_message_at timestamptz,
-  -- partition and queue levels: when the row was last recomputed (it is left alone while nothing under it
-  -- changes); namespace, task, system and consumer levels: rewritten at every refresh.
+  -- partition and queue levels: the refresh that last changed the row (it is not written again while its
+  -- counters stay the same); namespace, task, system and consumer levels: rewritten at every refresh.
   refreshed_at timestamptz NOT NULL,
   PRIMARY KEY (level, tenant, scope)
 );
@@ -177,9 +177,9 @@ CREATE INDEX IF NOT EXISTS retention_history_bucket_idx ON queen.retention_histo
 CREATE INDEX IF NOT EXISTS retention_history_queue_idx ON queen.retention_history (tenant, queue_name, bucket);
 
 -- Refreshes the snapshot in one transaction. Returns acquired = false (and zeros) when another session
--- holds the stats lock; else the rows written per level (partition: the partitions recomputed; queue: the
--- queues whose row changed; namespace, task, system, consumer: every row, rewritten) and the stale
--- snapshot rows removed (cleanup).
+-- holds the stats lock; else the rows per level (partition: the partitions recomputed, whether or not
+-- their counters changed; queue: the queue rows changed; namespace, task, system, consumer: every row,
+-- rewritten) and the stale snapshot rows removed (cleanup).
 --
 -- Incremental: the work follows what changed since the last refresh, not what exists, because recomputing
 -- every partition cost about 0.1 ms each, every few seconds, however idle (10 000 partitions: a tenth of a
@@ -418,7 +418,12 @@ BEGIN
       pending = EXCLUDED.pending, processing = EXCLUDED.processing, completed = EXCLUDED.completed,
       failed = EXCLUDED.failed, dead_letter = EXCLUDED.dead_letter, oldest_message_at = EXCLUDED.oldest_message_at,
       newest_message_at = EXCLUDED.newest_message_at, refreshed_at = EXCLUDED.refreshed_at
-    RETURNING 1
+    -- A partition recomputed to the same counters (a leased one, say) is not written again.
+    WHERE (s.total, s.pending, s.processing, s.completed, s.failed, s.dead_letter, s.oldest_message_at,
+           s.newest_message_at)
+          IS DISTINCT FROM (EXCLUDED.total, EXCLUDED.pending, EXCLUDED.processing, EXCLUDED.completed,
+                            EXCLUDED.failed, EXCLUDED.dead_letter, EXCLUDED.oldest_message_at,
+                            EXCLUDED.newest_message_at)
   ), delta AS (
     SELECT f.queue_id, f.tenant, count(*) FILTER (WHERE pr.scope IS NULL) AS n,
            sum(f.total - coalesce(pr.total, 0)) AS total, sum(f.pending - coalesce(pr.pending, 0)) AS pending,
@@ -445,8 +450,11 @@ BEGIN
         refreshed_at = v_now
     FROM target t
     WHERE s.level = 'queue' AND s.tenant = t.tenant AND s.scope = t.queue_id::text
+      AND ((t.n, t.total, t.pending, t.processing, t.completed, t.failed, t.dead_letter) <> (0, 0, 0, 0, 0, 0, 0)
+           OR least(t.q_oldest, t.oldest) IS DISTINCT FROM t.q_oldest
+           OR greatest(t.q_newest, t.newest) IS DISTINCT FROM t.q_newest)
   )
-  SELECT (SELECT count(*) FROM written)::integer,
+  SELECT (SELECT count(*) FROM fresh)::integer,
          (SELECT coalesce(array_agg(t.queue_id), '{}') FROM target t
           WHERE (t.moved_oldest <= t.q_oldest AND NOT coalesce(t.oldest <= t.q_oldest, false))
              OR (t.moved_newest >= t.q_newest AND NOT coalesce(t.newest >= t.q_newest, false)))
@@ -476,7 +484,8 @@ BEGIN
   SET oldest_message_at = (SELECT min(ps.oldest_message_at) FROM queen.stats_snapshot ps
                            WHERE ps.level = 'partition' AND ps.queue_id = s.queue_id),
       newest_message_at = (SELECT max(ps.newest_message_at) FROM queen.stats_snapshot ps
-                           WHERE ps.level = 'partition' AND ps.queue_id = s.queue_id)
+                           WHERE ps.level = 'partition' AND ps.queue_id = s.queue_id),
+      refreshed_at = v_now
   WHERE s.level = 'queue' AND s.queue_id IN (SELECT DISTINCT u.id FROM unnest(v_rescan) AS u(id));
   SELECT count(*)::integer INTO queue_rows FROM queen.stats_snapshot s WHERE s.level = 'queue' AND s.refreshed_at = v_now;
 
@@ -556,6 +565,7 @@ BEGIN
     SELECT f.partition_id, f.consumer_group, f.queue_id, f.unsettled, f.oldest FROM fresh f
     ON CONFLICT (partition_id, consumer_group) DO UPDATE SET
       queue_id = EXCLUDED.queue_id, unsettled = EXCLUDED.unsettled, oldest = EXCLUDED.oldest
+    WHERE (g.unsettled, g.oldest) IS DISTINCT FROM (EXCLUDED.unsettled, EXCLUDED.oldest)
   ), delta AS (
     SELECT f.queue_id, f.consumer_group, count(*) FILTER (WHERE pr.partition_id IS NULL) AS n,
            sum(f.unsettled - coalesce(pr.unsettled, 0)) AS unsettled

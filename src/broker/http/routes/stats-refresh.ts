@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/stats/refresh (admin, route 35): recomputes the stats snapshot now. Reads no body (the
- * dashboard posts none). Answers the rows refreshed per level, or that another instance holds the stats
- * lock and is refreshing already (http-api.md 8).
+ * dashboard posts none). Answers the rows written per level (`partition`: the partitions recomputed, those
+ * that changed since the last refresh; StatsRefreshCounts), or that another instance holds the stats lock and
+ * is refreshing already (http-api.md 8).
  */
 import type { FastifyInstance } from 'fastify'
 import { IGNORE_BODY } from '../body-parsing.js'
