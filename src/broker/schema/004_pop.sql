@@ -3,7 +3,7 @@
 -- Objects: functions queen.prepare_claim, queen.pop_messages.
 --
 -- Candidates. A specific-partition pop reads its partition. A wildcard pop absorbs the partitions pushed
--- since its group last looked (queen.absorb_pushes, 015) and reads candidates from the ready index of 015 in
+-- since its group last looked (queen.refresh_ready, 015) and reads candidates from the ready index of 015 in
 -- least-recently-served order, so it costs what it delivers, not what the queue holds (docs/scale.md).
 --
 -- Locking: takes consumer rows (partition, group) FOR UPDATE SKIP LOCKED, as many at once as the pop may
@@ -74,7 +74,7 @@ RETURNS TABLE (kind text, partition_id uuid, partition_name text, message_id uui
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
 #variable_conflict use_column
 DECLARE
-  -- Partitions absorbed per call of queen.absorb_pushes: bounds the first pop of a group on a large queue.
+  -- Partitions absorbed per call of queen.refresh_ready: bounds the first pop of a group on a large queue.
   c_absorb_limit CONSTANT integer := 2000;
   -- Calls one empty-handed pop may make (a queue of 100 000 partitions takes 50).
   c_absorb_calls CONSTANT integer := 64;
@@ -99,6 +99,12 @@ DECLARE
   v_cursors bigint[];
   v_special boolean;
   v_round_claimed uuid[];
+  v_wanted integer;
+  -- The key of the last row locked, in the ready index's order.
+  v_last_at timestamptz;
+  v_last_pid uuid;
+  v_round_last_at timestamptz;
+  v_round_last_pid uuid;
   v_name text;
   v_newest timestamptz;
   r record;
@@ -140,9 +146,13 @@ BEGIN
     IF NOT FOUND THEN
       RETURN;
     END IF;
-    INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at)
-    VALUES (p_partition_id, p_group, p_queue_id, v_start)
-    ON CONFLICT DO NOTHING;
+    IF NOT EXISTS (SELECT 1 FROM queen.consumers k WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group) THEN
+      -- A new row is ready with the smallest key: the group's wildcard pops must read from the start (015).
+      PERFORM queen.lower_ready_scan(p_queue_id, p_group);
+      INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at)
+      VALUES (p_partition_id, p_group, p_queue_id, v_start)
+      ON CONFLICT DO NOTHING;
+    END IF;
     -- A row leased since the read above is filtered before it is locked: a lock taken only to find a live
     -- lease would be held to the end of this pop and make the ack of that lease wait for it.
     SELECT * INTO c FROM queen.consumers k
@@ -170,38 +180,46 @@ BEGIN
     v_names := ARRAY[v_name];
     v_cursors := ARRAY[c.cursor_position];
   ELSE
-    v_absorb := queen.absorb_pushes(p_queue_id, p_group, v_start, c_absorb_limit, false);
+    v_absorb := queen.refresh_ready(p_queue_id, p_group, v_start, c_absorb_limit, false);
     v_more := v_absorb.more;
   END IF;
 
   <<rounds>>
   LOOP
     IF p_partition_id IS NULL THEN
+      v_wanted := least(p_max_partitions - v_claimed, v_remaining);
       -- Lock the next candidates: rows with messages the group has not settled and no live lease, least
-      -- recently served first (never served first), ties by partition id; as many as the pop may still claim.
-      -- Partitions inside their window buffer are locked (so they count as tried) but not delivered from.
-      SELECT coalesce(array_agg(l.partition_id ORDER BY l.last_served_at NULLS FIRST, l.partition_id), '{}'),
-             coalesce(array_agg(l.partition_id ORDER BY l.last_served_at NULLS FIRST, l.partition_id)
-                        FILTER (WHERE NOT l.buffered), '{}'),
-             coalesce(array_agg(l.name ORDER BY l.last_served_at NULLS FIRST, l.partition_id)
-                        FILTER (WHERE NOT l.buffered), '{}'),
-             coalesce(array_agg(l.cursor_position ORDER BY l.last_served_at NULLS FIRST, l.partition_id)
-                        FILTER (WHERE NOT l.buffered), '{}'),
-             coalesce(bool_or((l.lease_id IS NOT NULL OR l.start_at IS NOT NULL) AND NOT l.buffered), false)
-      INTO v_locked, v_pids, v_names, v_cursors, v_special
+      -- recently served first (never served first), ties by partition id; as many as the pop may still claim,
+      -- read from the scan bound on (015). Partitions inside their window buffer are locked (so they count as
+      -- tried) but not delivered from.
+      SELECT coalesce(array_agg(l.partition_id ORDER BY l.key_at, l.partition_id), '{}'),
+             coalesce(array_agg(l.partition_id ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(array_agg(l.name ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(array_agg(l.cursor_position ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(bool_or((l.lease_id IS NOT NULL OR l.start_at IS NOT NULL) AND NOT l.buffered), false),
+             (array_agg(l.key_at ORDER BY l.key_at DESC, l.partition_id DESC))[1],
+             (array_agg(l.partition_id ORDER BY l.key_at DESC, l.partition_id DESC))[1]
+      INTO v_locked, v_pids, v_names, v_cursors, v_special, v_round_last_at, v_round_last_pid
       FROM (
-        SELECT k.partition_id, k.last_served_at, k.cursor_position, k.lease_id, k.start_at, p.name,
+        SELECT k.partition_id, coalesce(k.last_served_at, '-infinity'::timestamptz) AS key_at, k.cursor_position,
+               k.lease_id, k.start_at, p.name,
                q.window_buffer_seconds > 0
                  AND p.newest_created_at > v_now - make_interval(secs => q.window_buffer_seconds) AS buffered
         FROM queen.consumers k
         JOIN queen.partitions p ON p.id = k.partition_id
         WHERE k.queue_id = p_queue_id AND k.consumer_group = p_group AND k.ready_to > k.cursor_position
+          AND (coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id)
+              >= (v_absorb.scan_at, v_absorb.scan_pid)
           AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
           AND NOT (k.partition_id = ANY (v_tried))
-        ORDER BY k.last_served_at NULLS FIRST, k.partition_id
-        LIMIT least(p_max_partitions - v_claimed, v_remaining)
+        ORDER BY coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id
+        LIMIT v_wanted
         FOR UPDATE OF k SKIP LOCKED
       ) l;
+      IF cardinality(v_locked) > 0 THEN
+        v_last_at := v_round_last_at;
+        v_last_pid := v_round_last_pid;
+      END IF;
 
       IF cardinality(v_locked) = 0 THEN
         -- Nothing (more) to claim. Before answering "nothing": wait for another pop of the group that was
@@ -210,7 +228,7 @@ BEGIN
            AND (v_absorb.more OR (NOT v_absorb.absorbed AND NOT v_waited)) THEN
           v_waited := v_waited OR NOT v_absorb.absorbed;
           v_absorb_calls := v_absorb_calls + 1;
-          v_absorb := queen.absorb_pushes(p_queue_id, p_group, v_start, c_absorb_limit, true);
+          v_absorb := queen.refresh_ready(p_queue_id, p_group, v_start, c_absorb_limit, true);
           v_more := v_absorb.more;
           CONTINUE rounds;
         END IF;
@@ -231,7 +249,7 @@ BEGIN
         END LOOP;
         SELECT array_agg(k.cursor_position ORDER BY u.ord) INTO v_cursors
         FROM unnest(v_pids) WITH ORDINALITY AS u(pid, ord)
-        JOIN queen.consumers k ON k.partition_id = u.pid AND k.consumer_group = p_group;
+        JOIN queen.consumers k ON k.partition_id = u.pid AND k.consumer_group = p_group AND k.partition_id = ANY (v_pids);
       END IF;
     END IF;
 
@@ -240,7 +258,9 @@ BEGIN
       -- order, stopping at the first one still inside delayedProcessing or waiting for its retry time (order
       -- holds, 4.3); the batch is filled from the first partition, then the next, until it is full or the
       -- partition limit is reached (4.4). The same statement takes the leases (or, with autoAck, moves the
-      -- cursors), and lowers ready_to where no message at all is left above the cursor.
+      -- cursors), and lowers ready_to where no message at all is left above the cursor. Each write to
+      -- queen.consumers also names its rows by "partition_id = ANY (v_pids)", so a generic plan made while the
+      -- table was empty cannot read every row of the group instead (see queen.refresh_ready).
       RETURN QUERY
       WITH cand AS (
         SELECT u.pid, u.pname, u.cur, u.ord FROM unnest(v_pids, v_names, v_cursors) WITH ORDINALITY AS u(pid, pname, cur, ord)
@@ -282,15 +302,17 @@ BEGIN
             cursor_position = CASE WHEN p_auto_ack THEN sm.last ELSE k.cursor_position END,
             total_consumed = k.total_consumed + CASE WHEN p_auto_ack THEN sm.n ELSE 0 END,
             last_consumed_at = CASE WHEN p_auto_ack THEN v_now ELSE k.last_consumed_at END,
-            last_served_at = v_now,
+            -- Never below the row's last serve (a pop that started earlier may claim it later): keys only
+            -- rise, which the scan bound of 015 relies on.
+            last_served_at = greatest(v_now, k.last_served_at),
             batches_consumed = k.batches_consumed + 1
         FROM summary sm
-        WHERE k.partition_id = sm.pid AND k.consumer_group = p_group
+        WHERE k.partition_id = sm.pid AND k.consumer_group = p_group AND k.partition_id = ANY (v_pids)
         RETURNING k.partition_id
       ), emptied AS (
         UPDATE queen.consumers k SET ready_to = k.cursor_position
         FROM cand cd
-        WHERE k.partition_id = cd.pid AND k.consumer_group = p_group
+        WHERE k.partition_id = cd.pid AND k.consumer_group = p_group AND k.partition_id = ANY (v_pids)
           AND NOT EXISTS (SELECT 1 FROM scanned sc WHERE sc.pid = cd.pid)
         RETURNING k.partition_id
       )
@@ -329,14 +351,22 @@ BEGIN
     EXIT rounds WHEN v_remaining <= 0 OR v_claimed >= p_max_partitions;
   END LOOP;
 
-  -- Stopped by a limit: say whether another consumer would find something (rows this pop locked without
-  -- claiming are left out; rows it claimed under a lease are leased now).
-  IF p_partition_id IS NULL AND (v_remaining <= 0 OR v_claimed >= p_max_partitions)
-     AND (v_more OR EXISTS (
-       SELECT 1 FROM queen.consumers k
-       WHERE k.queue_id = p_queue_id AND k.consumer_group = p_group AND k.ready_to > k.cursor_position
-         AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
-         AND NOT (k.partition_id = ANY (v_idle)))) THEN
+  -- Stopped by a limit: say whether another consumer would find something: a candidate after the last row
+  -- this pop locked, in the ready index's order (a row it claimed with autoAck and left messages on counts:
+  -- its serve moved it there). Rows before it were locked by this pop or by other pops, which answer for
+  -- their own.
+  IF p_partition_id IS NULL AND (v_remaining <= 0 OR v_claimed >= p_max_partitions) AND NOT v_more
+     AND v_last_pid IS NOT NULL THEN
+    SELECT true INTO v_more FROM queen.consumers k
+    WHERE k.queue_id = p_queue_id AND k.consumer_group = p_group AND k.ready_to > k.cursor_position
+      AND (coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id) > (v_last_at, v_last_pid)
+      AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
+      AND NOT (k.partition_id = ANY (v_idle))
+    ORDER BY coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id
+    LIMIT 1;
+    v_more := coalesce(v_more, false);
+  END IF;
+  IF p_partition_id IS NULL AND (v_remaining <= 0 OR v_claimed >= p_max_partitions) AND v_more THEN
     kind := 'more';
     RETURN NEXT;
   END IF;

@@ -370,6 +370,12 @@ BEGIN
     RETURN;
   END IF;
 
+  -- Cursors may move back: wildcard pops of those groups must read candidates from the start (015); before
+  -- any consumer row is locked, the lock order of absorption.
+  PERFORM queen.lower_ready_scan(pp.queue_id, d.consumer_group)
+  FROM queen.dead_letters d JOIN queen.partitions pp ON pp.id = d.partition_id
+  WHERE d.partition_id = p_partition_id AND d.position = v_position AND (p_group IS NULL OR d.consumer_group = p_group)
+  ORDER BY d.consumer_group;
   PERFORM 1 FROM queen.consumers k
   WHERE k.partition_id = p_partition_id
     AND k.consumer_group IN (SELECT d.consumer_group FROM queen.dead_letters d

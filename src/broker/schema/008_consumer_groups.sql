@@ -165,6 +165,9 @@ BEGIN
   IF cardinality(v_partitions) = 0 THEN
     RETURN;
   END IF;
+  -- Cursors may move back: wildcard pops must read candidates from the start (015); before any consumer row
+  -- is locked, the lock order of absorption.
+  PERFORM queen.lower_ready_scan(v_queue_id, p_group);
 
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id)
   SELECT u.id, p_group, v_queue_id FROM unnest(v_partitions) AS u(id)

@@ -49,8 +49,9 @@ BEGIN
     SELECT e.k, e.pid, e.g, e.cnt, c.lease_to, pp.name AS pname, qq.name AS qname,
            pp.next_position - 1 <= c.lease_to AS drained
     FROM entries e
-    JOIN queen.consumers c ON c.partition_id = e.pid AND c.consumer_group = e.g
-    JOIN queen.partitions pp ON pp.id = e.pid
+    -- "= ANY (p_pids)" bounds each lookup whatever the generic plan's statistics said (015, refresh_ready).
+    JOIN queen.consumers c ON c.partition_id = e.pid AND c.consumer_group = e.g AND c.partition_id = ANY (p_pids)
+    JOIN queen.partitions pp ON pp.id = e.pid AND pp.id = ANY (p_pids)
     JOIN queen.queues qq ON qq.id = pp.queue_id
     WHERE c.lease_id = e.l AND c.lease_expires_at > v_now AND qq.tenant = e.tenant
       AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
@@ -69,7 +70,7 @@ BEGIN
     SET cursor_position = a.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
         total_consumed = k.total_consumed + a.cnt, last_consumed_at = v_now
     FROM applying a
-    WHERE k.partition_id = a.pid AND k.consumer_group = a.g
+    WHERE k.partition_id = a.pid AND k.consumer_group = a.g AND k.partition_id = ANY (p_pids)
   )
   SELECT e.k, a.k IS NOT NULL, a.qname, a.pname, a.drained
   FROM entries e

@@ -2,14 +2,15 @@
 -- it delivers rather than what the queue holds (docs/scale.md).
 --
 -- Objects: columns queen.partitions.last_push_xid and queen.consumers.ready_to, indexes
--- partitions_push_idx and consumers_ready_idx, table queen.ready_horizons, function queen.absorb_pushes.
+-- partitions_push_idx and consumers_ready_key_idx, table queen.ready_horizons, functions queen.refresh_ready
+-- and queen.lower_ready_scan.
 --
 -- The model. A consumer row (partition, group) is a pop candidate while ready_to > cursor_position: ready_to
 -- is the highest position the group knows to be stored there. Pushes never write consumer rows (they would
 -- wait for pops and acks holding them); they stamp the partition row they already update with their
 -- transaction id. A wildcard pop first absorbs the partitions stamped since its group's horizon: it raises
 -- their consumer rows' ready_to (creating rows for partitions the group has never seen), then reads
--- candidates from consumers_ready_idx in least-recently-served order. A pop that finds no message at all
+-- candidates from consumers_ready_key_idx in least-recently-served order. A pop that finds no message at all
 -- above a cursor lowers ready_to to the cursor; acks move cursors, and a row whose cursor reaches ready_to
 -- leaves the index by itself.
 --
@@ -21,6 +22,15 @@
 -- from before its read of the messages, so a push it did not see has a stamp at or above any horizon set
 -- while the lock is held. New rows default to "ready" (the largest bigint) until a pop has looked.
 --
+-- The scan bound. Every serve moves a row's index entry to the end (its key is the serve time) and leaves a
+-- dead entry where it was; until vacuum those pile up at the start of the index, where every pop's read of
+-- candidates begins (at 100 000 partitions that read cost more than the rest of the pop). So each (queue,
+-- group) keeps scan_from, a key at or below the key of every ready row, and pops read from there. It rises
+-- (at most every 100 ms, under the horizon lock) to the smallest key of the ready rows; everything that can
+-- make a row ready with a smaller key lowers it first: absorption (under the same lock), and seeks, DLQ
+-- retries and new rows of specific-partition pops (queen.lower_ready_scan, before they touch consumer rows,
+-- so the lock order is horizon row, then consumer rows, as in absorption). Serves never lower a key.
+--
 -- Cost. Pushes: one more indexed column on the partition row they update (no HOT update for that row).
 -- Pops: absorption reads the partitions stamped since the horizon (nothing when nothing was pushed),
 -- candidates are an index range scan of the rows returned. A long-running writing transaction anywhere in
@@ -31,131 +41,215 @@ ALTER TABLE queen.partitions ADD COLUMN IF NOT EXISTS last_push_xid xid8 NOT NUL
 CREATE INDEX IF NOT EXISTS partitions_push_idx ON queen.partitions (queue_id, last_push_xid);
 
 ALTER TABLE queen.consumers ADD COLUMN IF NOT EXISTS ready_to bigint NOT NULL DEFAULT 9223372036854775807;
-CREATE INDEX IF NOT EXISTS consumers_ready_idx
-  ON queen.consumers (queue_id, consumer_group, last_served_at NULLS FIRST, partition_id)
+-- The key (never served first, as -infinity) is an expression so a pop can start its read at a bound.
+CREATE INDEX IF NOT EXISTS consumers_ready_key_idx
+  ON queen.consumers (queue_id, consumer_group, coalesce(last_served_at, '-infinity'::timestamptz), partition_id)
   WHERE ready_to > cursor_position;
+DROP INDEX IF EXISTS queen.consumers_ready_idx;
 
 -- Per (queue, group): partitions stamped by transactions below absorbed_below are reflected in the group's
--- consumer rows. Queue mode has a row too (group '__QUEUE_MODE__'). Deleting the group's consumer rows
+-- consumer rows; every ready row's key is at or above (scan_from_at, scan_from_pid), last raised at
+-- scan_checked_at. Queue mode has a row too (group '__QUEUE_MODE__'). Deleting the group's consumer rows
 -- (consumer-group delete) deletes its horizon, so the next pop absorbs every partition again.
 CREATE TABLE IF NOT EXISTS queen.ready_horizons (
   queue_id uuid NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
   consumer_group text NOT NULL,
   absorbed_below xid8 NOT NULL DEFAULT '0',
+  scan_from_at timestamptz NOT NULL DEFAULT '-infinity',
+  scan_from_pid uuid NOT NULL DEFAULT '00000000-0000-0000-0000-000000000000',
+  scan_checked_at timestamptz NOT NULL DEFAULT '-infinity',
   PRIMARY KEY (queue_id, consumer_group)
 );
+ALTER TABLE queen.ready_horizons
+  ADD COLUMN IF NOT EXISTS scan_from_at timestamptz NOT NULL DEFAULT '-infinity',
+  ADD COLUMN IF NOT EXISTS scan_from_pid uuid NOT NULL DEFAULT '00000000-0000-0000-0000-000000000000',
+  ADD COLUMN IF NOT EXISTS scan_checked_at timestamptz NOT NULL DEFAULT '-infinity';
 
--- Absorbs, for one (queue, group), the partitions stamped since its horizon: at most p_limit of them per
--- call, oldest stamps first (all partitions of one stamp together). The horizon row serialises absorbers of
--- a group until they commit: with p_wait false, absorbed = false says another pop holds it (its work becomes
--- visible when that pop commits); with p_wait true this waits for it. more = true: partitions beyond the
--- limit are left for the next call. p_start is the subscription start given to consumer rows this creates
--- (NULL: from the beginning).
-CREATE OR REPLACE FUNCTION queen.absorb_pushes(p_queue_id uuid, p_group text, p_start timestamptz, p_limit integer,
-                                               p_wait boolean, OUT absorbed boolean, OUT more boolean)
+-- Lowers the scan bound of (queue, group) to the start, before the caller makes rows ready with keys that may
+-- lie below it (a seek, a DLQ retry, a row created outside absorption). Waits for an absorbing pop of the
+-- group to commit. No horizon row: no bound to lower.
+CREATE OR REPLACE FUNCTION queen.lower_ready_scan(p_queue_id uuid, p_group text)
+RETURNS void LANGUAGE sql AS $fn$
+  UPDATE queen.ready_horizons h
+  SET scan_from_at = '-infinity', scan_from_pid = '00000000-0000-0000-0000-000000000000'
+  WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group
+$fn$;
+
+-- Readies a wildcard pop of (queue, group): absorbs the partitions stamped since the horizon, at most
+-- p_limit of them per call, oldest stamps first (all partitions of one stamp together), and raises the scan
+-- bound when it was last raised over 100 ms ago. The horizon row serialises this work until the pop commits:
+-- with p_wait false, absorbed = false says another pop holds it (its work becomes visible when that pop
+-- commits); with p_wait true this waits for it. more = true: partitions beyond the limit are left for the
+-- next call. scan_at, scan_pid: where the pop may start reading candidates. p_start is the subscription
+-- start given to consumer rows this creates (NULL: from the beginning).
+DROP FUNCTION IF EXISTS queen.absorb_pushes(uuid, text, timestamptz, integer, boolean);
+CREATE OR REPLACE FUNCTION queen.refresh_ready(p_queue_id uuid, p_group text, p_start timestamptz, p_limit integer,
+                                               p_wait boolean, OUT absorbed boolean, OUT more boolean,
+                                               OUT scan_at timestamptz, OUT scan_pid uuid)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
+-- Every read of queen.consumers by partition carries "partition_id = ANY (the stamped ids)": the generic plan
+-- is made with the statistics of its first use, often an empty consumers table, and without that bound it
+-- read every consumer row of the group once per stamped partition (7 s for 10 000 partitions, measured).
 #variable_conflict use_column
 DECLARE
   -- Taken before the stamps are read: every transaction below it has ended, so its stamp is visible below.
   v_horizon xid8 := pg_snapshot_xmin(pg_current_snapshot());
-  v_from xid8;
+  v_now timestamptz := clock_timestamp();
+  h queen.ready_horizons%ROWTYPE;
   v_cut xid8;
   v_held xid8;
+  v_ids uuid[];
+  v_last bigint[];
+  v_xids xid8[];
+  v_first bigint[];
+  v_low_at timestamptz;
+  v_low_pid uuid;
+  v_raise boolean;
 BEGIN
   more := false;
-  -- Nothing stamped at or above the committed horizon: nothing to absorb, and no lock or write needed (the
-  -- common case of a drain, or of a pop right after another one).
-  SELECT h.absorbed_below INTO v_from FROM queen.ready_horizons h
-  WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group;
-  IF FOUND AND NOT EXISTS (SELECT 1 FROM queen.partitions p
-                           WHERE p.queue_id = p_queue_id AND p.last_push_xid >= v_from) THEN
-    absorbed := true;
-    RETURN;
-  END IF;
   absorbed := false;
+  scan_at := '-infinity';
+  scan_pid := '00000000-0000-0000-0000-000000000000';
+  -- Nothing stamped at or above the committed horizon and a fresh bound: no lock or write needed (the common
+  -- case of a drain, or of a pop right after another one).
+  SELECT * INTO h FROM queen.ready_horizons x WHERE x.queue_id = p_queue_id AND x.consumer_group = p_group;
+  IF FOUND THEN
+    scan_at := h.scan_from_at;
+    scan_pid := h.scan_from_pid;
+    v_raise := h.scan_checked_at < v_now - interval '100 milliseconds';
+    IF NOT v_raise AND NOT EXISTS (SELECT 1 FROM queen.partitions p
+                                   WHERE p.queue_id = p_queue_id AND p.last_push_xid >= h.absorbed_below) THEN
+      absorbed := true;
+      RETURN;
+    END IF;
+  END IF;
+
   LOOP
     IF p_wait THEN
-      SELECT h.absorbed_below INTO v_from FROM queen.ready_horizons h
-      WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group
+      SELECT * INTO h FROM queen.ready_horizons x
+      WHERE x.queue_id = p_queue_id AND x.consumer_group = p_group
       FOR UPDATE;
     ELSE
-      SELECT h.absorbed_below INTO v_from FROM queen.ready_horizons h
-      WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group
+      SELECT * INTO h FROM queen.ready_horizons x
+      WHERE x.queue_id = p_queue_id AND x.consumer_group = p_group
       FOR UPDATE SKIP LOCKED;
     END IF;
     EXIT WHEN FOUND;
     -- Not locked: another pop holds the row, or it does not exist yet. Only the second may insert (an insert
     -- meeting a row another pop has updated would wait for that pop).
-    IF NOT EXISTS (SELECT 1 FROM queen.ready_horizons h WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group) THEN
-      INSERT INTO queen.ready_horizons (queue_id, consumer_group) VALUES (p_queue_id, p_group)
-      ON CONFLICT DO NOTHING;
-      IF FOUND THEN
-        v_from := '0';
-        EXIT;
-      END IF;
+    IF NOT EXISTS (SELECT 1 FROM queen.ready_horizons x WHERE x.queue_id = p_queue_id AND x.consumer_group = p_group) THEN
+      INSERT INTO queen.ready_horizons AS x (queue_id, consumer_group) VALUES (p_queue_id, p_group)
+      ON CONFLICT DO NOTHING
+      RETURNING * INTO h;
+      EXIT WHEN FOUND;
     END IF;
     IF NOT p_wait THEN
       RETURN;
     END IF;
   END LOOP;
   absorbed := true;
+  scan_at := h.scan_from_at;
+  scan_pid := h.scan_from_pid;
 
   -- The limit: stamps below v_cut are absorbed now. When the first p_limit + 1 partitions share one stamp,
   -- that whole stamp is absorbed (one push batch is never split).
   SELECT p.last_push_xid INTO v_cut FROM queen.partitions p
-  WHERE p.queue_id = p_queue_id AND p.last_push_xid >= v_from
+  WHERE p.queue_id = p_queue_id AND p.last_push_xid >= h.absorbed_below
   ORDER BY p.last_push_xid OFFSET p_limit LIMIT 1;
   IF v_cut IS NOT NULL THEN
     more := true;
-    IF v_cut = v_from OR NOT EXISTS (SELECT 1 FROM queen.partitions p
-                                     WHERE p.queue_id = p_queue_id AND p.last_push_xid >= v_from
-                                       AND p.last_push_xid < v_cut) THEN
+    IF NOT EXISTS (SELECT 1 FROM queen.partitions p
+                   WHERE p.queue_id = p_queue_id AND p.last_push_xid >= h.absorbed_below AND p.last_push_xid < v_cut) THEN
       SELECT min(p.last_push_xid) INTO v_cut FROM queen.partitions p
       WHERE p.queue_id = p_queue_id AND p.last_push_xid > v_cut;
       more := v_cut IS NOT NULL;
     END IF;
   END IF;
 
-  -- Raise the rows that can be locked now, create the missing ones; a stamped partition whose row is
-  -- locked by another transaction (or created by one meanwhile) holds the horizon at its stamp.
-  WITH stamped AS MATERIALIZED (
-    -- first_cursor: where a row created now starts. A group subscribed after a partition's newest message
-    -- starts past all of it, as its first pop would; a partition with nothing for the group gets no row yet.
-    SELECT p.id, p.next_position - 1 AS last_position, p.last_push_xid,
-           CASE WHEN p_start IS NOT NULL AND p.newest_created_at < p_start THEN p.next_position - 1 ELSE 0 END
-             AS first_cursor
-    FROM queen.partitions p
-    WHERE p.queue_id = p_queue_id AND p.last_push_xid >= v_from AND (v_cut IS NULL OR p.last_push_xid < v_cut)
-  ), behind AS MATERIALIZED (
-    SELECT s.id, s.last_position, s.last_push_xid, s.first_cursor, c.partition_id IS NOT NULL AS has_row
-    FROM stamped s
-    LEFT JOIN queen.consumers c ON c.partition_id = s.id AND c.consumer_group = p_group
-    WHERE (c.partition_id IS NULL AND s.last_position > s.first_cursor) OR c.ready_to < s.last_position
-  ), lockable AS (
-    SELECT c.partition_id FROM queen.consumers c
-    WHERE c.partition_id IN (SELECT b.id FROM behind b WHERE b.has_row) AND c.consumer_group = p_group
-    FOR UPDATE SKIP LOCKED
-  ), raised AS (
-    UPDATE queen.consumers k SET ready_to = greatest(k.ready_to, b.last_position)
-    FROM behind b
-    WHERE k.partition_id IN (SELECT l.partition_id FROM lockable l) AND k.consumer_group = p_group
-      AND b.id = k.partition_id
-    RETURNING k.partition_id
-  ), created AS (
-    INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at, cursor_position, ready_to)
-    SELECT b.id, p_group, p_queue_id, p_start, b.first_cursor, b.last_position
-    FROM behind b WHERE NOT b.has_row
-    ON CONFLICT DO NOTHING
-    RETURNING partition_id
-  )
-  SELECT min(b.last_push_xid) INTO v_held FROM behind b
-  WHERE b.id NOT IN (SELECT r.partition_id FROM raised r UNION ALL SELECT c.partition_id FROM created c);
+  -- first_cursor: where a row created now starts. A group subscribed after a partition's newest message
+  -- starts past all of it, as its first pop would; a partition with nothing for the group gets no row yet.
+  SELECT coalesce(array_agg(p.id), '{}'), array_agg(p.next_position - 1), array_agg(p.last_push_xid),
+         array_agg(CASE WHEN p_start IS NOT NULL AND p.newest_created_at < p_start THEN p.next_position - 1 ELSE 0 END)
+  INTO v_ids, v_last, v_xids, v_first
+  FROM queen.partitions p
+  WHERE p.queue_id = p_queue_id AND p.last_push_xid >= h.absorbed_below AND (v_cut IS NULL OR p.last_push_xid < v_cut);
+
+  IF cardinality(v_ids) > 0 THEN
+    -- Raise the rows that can be locked now, create the missing ones; a stamped partition whose row is
+    -- locked by another transaction (or created by one meanwhile) holds the horizon at its stamp. The
+    -- smallest key of the rows raised or created lowers the scan bound.
+    WITH stamped AS (
+      SELECT u.id, u.last_position, u.last_push_xid, u.first_cursor
+      FROM unnest(v_ids, v_last, v_xids, v_first) AS u(id, last_position, last_push_xid, first_cursor)
+    ), behind AS MATERIALIZED (
+      SELECT s.id, s.last_position, s.last_push_xid, s.first_cursor, c.partition_id IS NOT NULL AS has_row
+      FROM stamped s
+      LEFT JOIN queen.consumers c
+        ON c.partition_id = s.id AND c.consumer_group = p_group AND c.partition_id = ANY (v_ids)
+      WHERE (c.partition_id IS NULL AND s.last_position > s.first_cursor) OR c.ready_to < s.last_position
+    ), lockable AS (
+      SELECT c.partition_id, b.last_position FROM behind b
+      JOIN queen.consumers c ON c.partition_id = b.id AND c.consumer_group = p_group
+      WHERE b.has_row AND c.partition_id = ANY (v_ids)
+      FOR UPDATE OF c SKIP LOCKED
+    ), raised AS (
+      UPDATE queen.consumers k SET ready_to = greatest(k.ready_to, l.last_position)
+      FROM lockable l
+      WHERE k.partition_id = l.partition_id AND k.consumer_group = p_group AND k.partition_id = ANY (v_ids)
+      RETURNING k.partition_id, coalesce(k.last_served_at, '-infinity'::timestamptz) AS key_at
+    ), created AS (
+      INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at, cursor_position, ready_to)
+      SELECT b.id, p_group, p_queue_id, p_start, b.first_cursor, b.last_position
+      FROM behind b WHERE NOT b.has_row
+      ON CONFLICT DO NOTHING
+      RETURNING partition_id, '-infinity'::timestamptz AS key_at
+    ), touched AS (
+      SELECT r.partition_id, r.key_at FROM raised r UNION ALL SELECT c.partition_id, c.key_at FROM created c
+    )
+    SELECT (SELECT min(b.last_push_xid) FROM behind b WHERE b.id NOT IN (SELECT t.partition_id FROM touched t)),
+           lowest.key_at, lowest.partition_id
+    INTO v_held, v_low_at, v_low_pid
+    FROM (SELECT 1) one
+    LEFT JOIN LATERAL (SELECT t.key_at, t.partition_id FROM touched t ORDER BY t.key_at, t.partition_id LIMIT 1) lowest
+      ON true;
+    IF v_low_pid IS NOT NULL AND (v_low_at, v_low_pid) < (scan_at, scan_pid) THEN
+      scan_at := v_low_at;
+      scan_pid := v_low_pid;
+    END IF;
+  END IF;
+
+  -- Raise the bound to the smallest key of the ready rows (leased ones included: a lease may end without a
+  -- write to the row's key); with none, past any key, since every way back into the index lowers it. Once
+  -- every 10 s the read starts from the index's start instead, so a row made ready below the bound by a
+  -- path that did not lower it (a hand-made UPDATE, say) waits 10 s at most, never forever.
+  IF h.scan_checked_at < v_now - interval '100 milliseconds' THEN
+    IF floor(extract(epoch FROM v_now) / 10) <> floor(extract(epoch FROM h.scan_checked_at) / 10) THEN
+      scan_at := '-infinity';
+      scan_pid := '00000000-0000-0000-0000-000000000000';
+    END IF;
+    SELECT coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id INTO v_low_at, v_low_pid
+    FROM queen.consumers k
+    WHERE k.queue_id = p_queue_id AND k.consumer_group = p_group AND k.ready_to > k.cursor_position
+      AND (coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id) >= (scan_at, scan_pid)
+    ORDER BY coalesce(k.last_served_at, '-infinity'::timestamptz), k.partition_id
+    LIMIT 1;
+    IF FOUND THEN
+      scan_at := v_low_at;
+      scan_pid := v_low_pid;
+    ELSE
+      scan_at := 'infinity';
+      scan_pid := 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+    END IF;
+    h.scan_checked_at := v_now;
+  END IF;
 
   -- Never lowered (snapshot horizons only grow; the guard costs nothing).
-  v_held := greatest(v_from, least(v_horizon, coalesce(v_held, v_horizon), coalesce(v_cut, v_horizon)));
-  IF v_held <> v_from THEN
-    UPDATE queen.ready_horizons h SET absorbed_below = v_held
-    WHERE h.queue_id = p_queue_id AND h.consumer_group = p_group;
+  v_held := greatest(h.absorbed_below, least(v_horizon, coalesce(v_held, v_horizon), coalesce(v_cut, v_horizon)));
+  IF v_held <> h.absorbed_below OR scan_at <> h.scan_from_at OR scan_pid <> h.scan_from_pid
+     OR h.scan_checked_at = v_now THEN
+    UPDATE queen.ready_horizons x
+    SET absorbed_below = v_held, scan_from_at = scan_at, scan_from_pid = scan_pid, scan_checked_at = h.scan_checked_at
+    WHERE x.queue_id = p_queue_id AND x.consumer_group = p_group;
   END IF;
 END;
 $fn$;

@@ -157,6 +157,72 @@ describe('the ready index of wildcard pops', () => {
     expect(await drain('ghost')).toEqual(['x1'])
   })
 
+  describe('the scan bound (pops read candidates from a key at or below every ready row)', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+    /** Drains `queue` for group g, then lets a pop raise the bound past every key: nothing is ready. */
+    async function drainAndRaise(queue: string): Promise<void> {
+      await drain(queue, 'g')
+      // The bound rises at most every 100 ms, by a pop.
+      await sleep(150)
+      expect((await popWildcard(queue, { group: 'g' })).rows).toEqual([])
+      const bound = await testDatabase
+        .client()
+        .query(
+          `SELECT scan_from_at::text AS at FROM queen.ready_horizons WHERE queue_id = $1 AND consumer_group = 'g'`,
+          [await queueId(queue)],
+        )
+      expect(bound.rows).toEqual([{ at: 'infinity' }])
+    }
+
+    it('finds partitions a seek made ready again below the bound', async () => {
+      await pushTo(testDatabase.client(), 'rewind', [
+        { partition: 'a', tx: 'a0' },
+        { partition: 'b', tx: 'b0' },
+      ])
+      await drainAndRaise('rewind')
+      await testDatabase
+        .client()
+        .query(`SELECT * FROM queen.seek_consumer_group('', 'rewind', 'g', NULL, false, '-infinity'::timestamptz)`)
+      expect((await drain('rewind', 'g')).sort()).toEqual(['a0', 'b0'])
+    })
+
+    it('finds a message a DLQ retry made deliverable again below the bound', async () => {
+      await pushTo(testDatabase.client(), 'requeue', [{ partition: 'a', tx: 'a0' }])
+      const popped = await popWildcard('requeue', { group: 'g' })
+      const pid = popped.rows[0]!.partition_id
+      await testDatabase
+        .client()
+        .query('SELECT * FROM queen.ack_messages($1::jsonb)', [
+          JSON.stringify([{ i: 0, t: '', pid, tx: 'a0', g: 'g', l: popped.lease, st: 'dlq', err: 'bad' }]),
+        ])
+      await drainAndRaise('requeue')
+      await testDatabase
+        .client()
+        .query(`SELECT * FROM queen.retry_message('', $1, 'a0', 'g', $2, 'unused')`, [pid, randomUUID()])
+      // Redelivered (its per-message state now says 0 failures, so the whole-lease ack path does not apply).
+      expect((await popWildcard('requeue', { group: 'g' })).rows.map((row) => row.transaction_id)).toEqual(['a0'])
+    })
+
+    it('finds a row a specific-partition pop created without serving it', async () => {
+      await pushTo(testDatabase.client(), 'aside', [{ partition: 'a', tx: 'a0' }])
+      await drainAndRaise('aside')
+      const qid = await queueId('aside')
+      await testDatabase.client().query('UPDATE queen.queues SET delayed_processing_seconds = 1 WHERE id = $1', [qid])
+      await pushTo(testDatabase.client(), 'aside', [{ partition: 'b', tx: 'b0' }])
+      // The partition pop creates the group's row on b and finds its only message too young to deliver.
+      const pid = (
+        await testDatabase.client().query(`SELECT id FROM queen.partitions WHERE queue_id = $1 AND name = 'b'`, [qid])
+      ).rows[0].id
+      const specific = await testDatabase
+        .client()
+        .query(`SELECT * FROM queen.pop_messages($1, $2, 'g', 10, 1, $3, false, NULL, NULL)`, [qid, pid, randomUUID()])
+      expect(specific.rows).toEqual([])
+      await sleep(1100)
+      expect(await drain('aside', 'g')).toEqual(['b0'])
+    })
+  })
+
   it('serves a whole queue to concurrent pops exactly once while pushes keep arriving', async () => {
     const partitions = 300
     const rounds = 20
