@@ -370,14 +370,14 @@ BEGIN
     v_lag_groups := v_lag_groups || v_g;
   END IF;
 
-  -- What was written since the horizon (everything when v_full).
+  -- What was written since the horizon (when v_full, the statements below read every row instead).
   SELECT coalesce(array_agg(p.id), '{}'), coalesce(array_agg(p.queue_id), '{}') INTO v_parts, v_part_queues
   FROM queen.partitions p
-  WHERE v_full OR age(p.xmin) BETWEEN 0 AND v_age;
+  WHERE NOT v_full AND age(p.xmin) BETWEEN 0 AND v_age;
   SELECT coalesce(array_agg(c.partition_id), '{}'), coalesce(array_agg(c.consumer_group), '{}')
   INTO v_cons_pids, v_cons_groups
   FROM queen.consumers c
-  WHERE v_full OR age(c.xmin) BETWEEN 0 AND v_age;
+  WHERE NOT v_full AND age(c.xmin) BETWEEN 0 AND v_age;
   SELECT coalesce(array_agg(x.partition_id), '{}'), coalesce(array_agg(x.consumer_group), '{}')
   INTO v_state_pids, v_state_groups
   FROM (SELECT DISTINCT s.partition_id, s.consumer_group FROM queen.message_states s
@@ -388,7 +388,9 @@ BEGIN
   -- again below.
   WITH cur AS MATERIALIZED (
     SELECT x.id, x.queue_id, q.tenant
-    FROM (SELECT u.id, u.qid AS queue_id FROM unnest(v_parts, v_part_queues) AS u(id, qid)
+    FROM (SELECT p.id, p.queue_id FROM queen.partitions p WHERE v_full
+          UNION ALL
+          SELECT u.id, u.qid FROM unnest(v_parts, v_part_queues) AS u(id, qid)
           UNION
           SELECT p.id, p.queue_id FROM queen.partitions p
           WHERE NOT v_full
@@ -551,7 +553,11 @@ BEGIN
     JOIN queen.consumers c ON c.partition_id = u.pid
   ), cand AS MATERIALIZED (
     SELECT c.partition_id, c.consumer_group, c.queue_id, c.cursor_position, c.start_at
+    FROM queen.consumers c WHERE v_full
+    UNION ALL
+    SELECT c.partition_id, c.consumer_group, c.queue_id, c.cursor_position, c.start_at
     FROM keys k JOIN queen.consumers c ON c.partition_id = k.pid AND c.consumer_group = k.grp
+    WHERE NOT v_full
   ), fresh AS MATERIALIZED (
     SELECT ch.partition_id, ch.consumer_group, ch.queue_id, l.unsettled, l.oldest
     FROM cand ch
