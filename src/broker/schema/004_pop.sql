@@ -71,7 +71,10 @@ CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue_id uuid, p_partition_id uu
                                               p_sub_mode text, p_sub_from timestamptz)
 RETURNS TABLE (kind text, partition_id uuid, partition_name text, message_id uuid, transaction_id text, trace_id uuid,
                payload jsonb, is_encrypted boolean, producer_sub text, created_at text, retry_count integer)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_sort = off AS $fn$
+-- enable_sort = off: candidate reads must walk consumers_ready_key_idx in its order; costed on an empty table
+-- (the generic plan keeps the statistics of its first use), reading every row of the group through another
+-- index and sorting them looked as cheap. Sorts no plan can avoid (the answer's order) are still made.
 #variable_conflict use_column
 DECLARE
   -- Partitions absorbed per call of queen.refresh_ready: bounds the first pop of a group on a large queue.
@@ -263,7 +266,15 @@ BEGIN
       -- table was empty cannot read every row of the group instead (see queen.refresh_ready).
       RETURN QUERY
       WITH cand AS (
-        SELECT u.pid, u.pname, u.cur, u.ord FROM unnest(v_pids, v_names, v_cursors) WITH ORDINALITY AS u(pid, pname, cur, ord)
+        -- One probe of the group's per-message states above each cursor: usually there are none, and then no
+        -- delivered message probes them again.
+        SELECT u.pid, u.pname, u.cur, u.ord, st.any_state, st.settled_above
+        FROM unnest(v_pids, v_names, v_cursors) WITH ORDINALITY AS u(pid, pname, cur, ord)
+        CROSS JOIN LATERAL (
+          SELECT count(*) > 0 AS any_state, count(*) FILTER (WHERE s2.settled) AS settled_above
+          FROM queen.message_states s2
+          WHERE s2.partition_id = u.pid AND s2.consumer_group = p_group AND s2.position > u.cur
+        ) st
       ), scanned AS MATERIALIZED (
         SELECT cd.ord, cd.pid, cd.pname, mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload,
                mm.is_encrypted, mm.producer_sub, mm.created_at, coalesce(s.settled, false) AS settled,
@@ -277,12 +288,15 @@ BEGIN
           WHERE x.partition_id = cd.pid AND x.position > cd.cur
           ORDER BY x.position
           -- Settled-out-of-order messages are skipped, so read that many more.
-          LIMIT v_remaining + (SELECT count(*) FROM queen.message_states s2
-                               WHERE s2.partition_id = cd.pid AND s2.consumer_group = p_group
-                                 AND s2.position > cd.cur AND s2.settled)
+          LIMIT v_remaining + cd.settled_above
         ) mm
-        LEFT JOIN queen.message_states s
-          ON s.partition_id = cd.pid AND s.consumer_group = p_group AND s.position = mm.position
+        -- A lookup per message, only where the partition has states (OFFSET 0 keeps it one: flattened into a
+        -- join, the generic plan read every state row of the group).
+        LEFT JOIN LATERAL (
+          SELECT s1.settled, s1.failures, s1.retry_at FROM queen.message_states s1
+          WHERE cd.any_state AND s1.partition_id = cd.pid AND s1.consumer_group = p_group AND s1.position = mm.position
+          OFFSET 0
+        ) s ON true
       ), ranked AS (
         SELECT sc.*, dense_rank() OVER (ORDER BY sc.ord) AS nth_partition,
                row_number() OVER (ORDER BY sc.ord, sc.position) AS nth

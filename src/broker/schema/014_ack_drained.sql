@@ -55,7 +55,7 @@ BEGIN
     JOIN queen.queues qq ON qq.id = pp.queue_id
     WHERE c.lease_id = e.l AND c.lease_expires_at > v_now AND qq.tenant = e.tenant
       AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
-                      AND s.position > c.cursor_position)
+                      AND s.position > c.cursor_position AND s.partition_id = ANY (p_pids))
       -- Compared as sorted lists in byte order ("C"): cheap under any database collation. The lease's rows
       -- are read in position order so the primary key is the only fitting index: on a partition too new
       -- for the statistics, the planner otherwise walked its whole transaction-id index (8 ms, not 0.1).
