@@ -35,6 +35,7 @@ DECLARE
 BEGIN
   PERFORM 1 FROM queen.consumers k
   WHERE (k.partition_id, k.consumer_group) IN (SELECT u.pid, u.g FROM unnest(p_pids, p_groups) AS u(pid, g))
+    AND k.partition_id = ANY (p_pids)
   ORDER BY k.partition_id, k.consumer_group
   FOR UPDATE;
 

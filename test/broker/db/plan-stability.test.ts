@@ -39,6 +39,11 @@ async function popAll(): Promise<number> {
 
 /** The plans auto_explain printed for the statements of the next `work` that read queen.messages. */
 async function plansOf(work: () => Promise<unknown>): Promise<string[]> {
+  return (await allPlansOf(work)).filter((plan) => / on messages\b|queen\.messages/.test(plan))
+}
+
+/** Every plan auto_explain printed for the statements of the next `work`. */
+async function allPlansOf(work: () => Promise<unknown>): Promise<string[]> {
   plans.length = 0
   await testDatabase.client().query(`LOAD 'auto_explain'`)
   await testDatabase.client().query(`SET auto_explain.log_min_duration = 0`)
@@ -47,7 +52,18 @@ async function plansOf(work: () => Promise<unknown>): Promise<string[]> {
   await testDatabase.client().query(`SET client_min_messages = notice`)
   await work()
   await testDatabase.client().query(`SET auto_explain.log_min_duration = -1`)
-  return plans.filter((plan) => / on messages\b|queen\.messages/.test(plan))
+  return [...plans]
+}
+
+/** Every scan of `table` in `plans` with the line that follows it (its condition or filter). */
+function scansOf(plans: string[], table: string): string[] {
+  const pattern = new RegExp(
+    `(?:Seq Scan on ${table}\\b|Index (?:Only )?Scan (?:Backward )?using \\w+ on ${table}(?: \\w+)?) +\\(cost[^\\n]*\\n\\s+([^\\n]*)`,
+    'g',
+  )
+  return plans.flatMap((plan) =>
+    [...plan.matchAll(pattern)].map((match) => `${match[0].split('\n')[0]!.trim()} | ${match[1]}`),
+  )
 }
 
 describe('plans made on an empty messages table', () => {
@@ -74,5 +90,98 @@ describe('plans made on an empty messages table', () => {
     }
     expect(pushPlans.some((plan) => /messages_transaction_idx/.test(plan))).toBe(true)
     expect(popPlans.length).toBeGreaterThan(0)
+  })
+
+  it('wildcard pops and whole-lease acks keep reading consumer rows and message states by key after those grew', async () => {
+    const db = testDatabase.client()
+    const queue = async () => (await db.query(`SELECT id FROM queen.queues WHERE name = 'wide'`)).rows[0].id as string
+    const pushWide = async (partitions: number, prefix: string) => {
+      const items = Array.from({ length: partitions }, (_, i) => ({
+        i,
+        q: 'wide',
+        p: `p${i}`,
+        id: randomUUID(),
+        tx: `${prefix}-${i}`,
+        pl: {},
+      }))
+      await db.query(`SELECT count(*) FROM queen.push_messages('', $1::jsonb)`, [JSON.stringify(items)])
+    }
+    const popAndAck = async (partitions: number) => {
+      const lease = randomUUID()
+      const rows = (
+        await db.query(
+          `SELECT * FROM queen.pop_messages($1, NULL, '__QUEUE_MODE__', 100, $2, $3, false, NULL, NULL) WHERE kind = 'message'`,
+          [await queue(), partitions, lease],
+        )
+      ).rows
+      const byPartition = new Map<string, string[]>()
+      for (const row of rows)
+        byPartition.set(row.partition_id, [...(byPartition.get(row.partition_id) ?? []), row.transaction_id])
+      const pids = [...byPartition.keys()]
+      const acked = await db.query(
+        'SELECT * FROM queen.ack_leases_drained($1::uuid[], $2::text[], $3::uuid[], $4::integer[], $5::text[])',
+        [
+          pids,
+          pids.map(() => '__QUEUE_MODE__'),
+          pids.map(() => lease),
+          pids.map((pid) => byPartition.get(pid)!.length),
+          pids.flatMap((pid) => byPartition.get(pid)!),
+        ],
+      )
+      expect(acked.rows.every((row) => row.applied)).toBe(true)
+      return rows.length
+    }
+    // A pop whose message is acked through the general path (a retry).
+    const retryOne = async () => {
+      const single = randomUUID()
+      const [one] = (
+        await db.query(
+          `SELECT * FROM queen.pop_messages($1, NULL, '__QUEUE_MODE__', 1, 1, $2, false, NULL, NULL) WHERE kind = 'message'`,
+          [await queue(), single],
+        )
+      ).rows
+      const item = {
+        i: 0,
+        t: '',
+        pid: one.partition_id,
+        tx: one.transaction_id,
+        g: '__QUEUE_MODE__',
+        l: single,
+        st: 'retry',
+      }
+      const acked = await db.query('SELECT * FROM queen.ack_messages($1::jsonb)', [JSON.stringify([item])])
+      expect(acked.rows[0].success).toBe(true)
+    }
+    // The plans are made while consumer rows and per-message states are few and freshly analyzed...
+    await pushWide(3, 'seed')
+    await pushWide(3, 'seed2')
+    // (the first test's consumer row removed: the statistics say the table is empty, as on a new database)
+    await db.query('DELETE FROM queen.consumers')
+    await db.query('VACUUM ANALYZE queen.consumers')
+    await db.query('VACUUM ANALYZE queen.message_states')
+    expect(await popAndAck(3)).toBe(6)
+    await pushWide(1, 'seed3')
+    await retryOne()
+    // ...then thousands of partitions and states arrive (states of another group: none of them is this pop's).
+    await pushWide(3000, 'grow')
+    await db.query(
+      `INSERT INTO queen.message_states (partition_id, consumer_group, position, failures)
+       SELECT p.id, 'other', 1, 1 FROM queen.partitions p WHERE p.queue_id = $1`,
+      [await queue()],
+    )
+    const used = await allPlansOf(async () => {
+      await popAndAck(50)
+      await retryOne()
+    })
+    const consumerScans = scansOf(used, 'consumers')
+    const stateScans = scansOf(used, 'message_states')
+    expect(consumerScans.length).toBeGreaterThan(0)
+    expect(stateScans.length).toBeGreaterThan(0)
+    // A read of consumer rows names its partitions, or starts at a key of the ready index; a read of states names
+    // its partitions. Anything else reads every row of the group.
+    expect(
+      consumerScans.filter((scan) => !/Index Cond: \(+partition_id =|ROW\(COALESCE\(last_served_at/.test(scan)),
+    ).toEqual([])
+    expect(stateScans.filter((scan) => !/Index Cond: \(+partition_id =/.test(scan))).toEqual([])
   })
 })
