@@ -109,11 +109,27 @@ async function waitUntilHealthy(url: string, child: ChildProcess, tail: string[]
   }
 }
 
-/** The V8 flags bin/run.js's shebang line (`#!/usr/bin/env -S node <flags>`) gives the installed binary. */
-function shebangNodeFlags(): string[] {
-  const first = readFileSync(path.join(REPO_ROOT, 'bin/run.js'), 'utf8').split('\n', 1)[0] ?? ''
-  const words = first.replace(/^#!\S*env\s+-S\s+/, '').split(/\s+/)
-  return words[0] === 'node' ? words.slice(1).filter(Boolean) : []
+/**
+ * What bin/run.js's shebang line (`#!/usr/bin/env -S [NAME=value ...] node <flags>`) gives the installed
+ * binary: the environment it sets (glibc malloc tunables) and node's flags.
+ */
+export function shebangLaunch(line: string): { env: Record<string, string>; nodeFlags: string[] } {
+  const words = line
+    .replace(/^#!\S*env\s+-S\s+/, '')
+    .split(/\s+/)
+    .filter(Boolean)
+  const env: Record<string, string> = {}
+  let index = 0
+  for (; index < words.length; index++) {
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(words[index] ?? '')
+    if (!assignment) break
+    env[assignment[1]!] = assignment[2]!
+  }
+  return words[index] === 'node' ? { env, nodeFlags: words.slice(index + 1) } : { env, nodeFlags: [] }
+}
+
+function binShebang(): { env: Record<string, string>; nodeFlags: string[] } {
+  return shebangLaunch(readFileSync(path.join(REPO_ROOT, 'bin/run.js'), 'utf8').split('\n', 1)[0] ?? '')
 }
 
 /**
@@ -142,16 +158,17 @@ export async function startBrokerProcess(
     LOG_LEVEL: 'warn',
     ...options.extraEnv,
   })
-  // Started through its shebang, as the installed `queenctl` binary runs (with the V8 flags it sets);
-  // under a profiler, by node with those same flags.
+  // Started through its shebang, as the installed `queenctl` binary runs (with the environment and V8 flags
+  // it sets); under a profiler, by node with that same environment and those flags.
   const entry = path.join(REPO_ROOT, 'bin/run.js')
+  const launch = options.profileDir === undefined ? undefined : binShebang()
   const child =
-    options.profileDir === undefined
+    launch === undefined
       ? spawn(entry, ['serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(
           process.execPath,
-          [...shebangNodeFlags(), '--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, entry, 'serve'],
-          { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+          [...launch.nodeFlags, '--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, entry, 'serve'],
+          { cwd: REPO_ROOT, env: { ...env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] },
         )
   const tail: string[] = []
   const onData = (chunk: Buffer) => {

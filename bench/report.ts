@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { AdapterName, SkippedAdapter } from './adapter.js'
 import { REPO_ROOT } from './broker-process.js'
+import { median } from './measure.js'
 import type { ScenarioResult } from './scenario-run.js'
 import type { ScenarioSpec } from './scenarios.js'
 import { ratio, type Aggregate, type Stat, type TargetCheck } from './targets.js'
@@ -80,6 +81,20 @@ function pair(a: Stat, b: Stat, digits = 1): string {
   return `${num(a.median, digits)} / ${num(b.median, digits)}`
 }
 
+/**
+ * The broker's peak RSS in a scenario (sampled every 500 ms from the start of the scenario to the end of its
+ * read-back): the median over runs, with min-max when there were several. The aggregate carries only the RSS
+ * at the end.
+ */
+function peakRss(results: readonly ScenarioResult[], row: Aggregate): Stat {
+  const peaks = results
+    .filter((r) => r.scenario === row.scenario && r.adapter === row.adapter)
+    .map((r) => r.brokerRssMaxMb)
+    .filter((v): v is number => v !== undefined && Number.isFinite(v))
+  if (peaks.length === 0) return {}
+  return { median: median(peaks), min: Math.min(...peaks), max: Math.max(...peaks) }
+}
+
 function ratioCell(results: readonly ScenarioResult[], row: Aggregate, other: AdapterName): string {
   if (row.adapter !== 'ours') return ''
   const value = ratio(results, row.scenario, other)
@@ -111,7 +126,9 @@ export function renderMarkdown(report: BenchReport): string {
     'backends) and the load generator (this process, which also hosts pg-boss and the ceiling). "other / steal" are',
     "the average numbers of cores used by unrelated processes and taken by the hypervisor (a virtual machine's",
     '`steal` time) during the measurement: noise on a shared machine. "busy" is the cores the broker, PostgreSQL',
-    'and the load generator used together: close to the core count, the scenario is CPU-bound.',
+    'and the load generator used together: close to the core count, the scenario is CPU-bound. "broker RSS" is the',
+    "peak of the broker's resident memory during the scenario (sampled every 500 ms, read-back included) and its RSS",
+    'when the scenario ended.',
     'Fan-out and partitions run their producers flat out, so their e2e latency includes queueing. Ratio columns are',
     'ours/other on the rate (higher is better for ours); for e2e, where the rate is fixed, they are other/ours on the',
     'e2e p50. "lost / dup" are counted by message id over every delivery (push scenarios read everything back).',
@@ -119,14 +136,14 @@ export function renderMarkdown(report: BenchReport): string {
   )
   const multi = env.runs > 1 ? ' (min-max)' : ''
   lines.push(
-    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB | CPU s/100k broker / PG / load gen | busy / other / steal cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
+    `| scenario | system | rate${multi} | req p50 / p99 ms | e2e p50 / p99 ms | broker RSS MB peak / end | CPU s/100k broker / PG / load gen | busy / other / steal cores | lost / dup | ours/ceiling | ours/pg-boss | ours/rabbitmq |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   )
   for (const spec of report.scenarios) {
     for (const row of report.aggregates.filter((a) => a.scenario === spec.id)) {
       const cpu = [row.brokerCpuPer100k, row.pgCpuPer100k, row.benchCpuPer100k].map((s) => num(s.median, 2)).join(' / ')
       lines.push(
-        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.busyCores.median, 2)} / ${num(row.otherCores.median, 2)} / ${num(row.stealCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
+        `| ${spec.id} | ${row.adapter} | ${show(row.rate)} ${row.rateUnit} | ${pair(row.requestP50Ms, row.requestP99Ms)} | ${pair(row.e2eP50Ms, row.e2eP99Ms)} | ${show(peakRss(report.results, row), 1)} / ${num(row.brokerRssMb.median, 1)} | ${cpu} | ${num(row.busyCores.median, 2)} / ${num(row.otherCores.median, 2)} / ${num(row.stealCores.median, 2)} | ${row.lost} / ${row.duplicates} | ${ratioCell(report.results, row, 'ceiling')} | ${ratioCell(report.results, row, 'pg-boss')} | ${ratioCell(report.results, row, 'rabbitmq')} |`,
       )
     }
   }
