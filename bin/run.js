@@ -1,5 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
 // The queenctl entry point: oclif finds the commands through oclif.manifest.json and dist/commands.
+// `queenctl serve` with no flags (as containers and the benchmark run it) starts the broker without oclif,
+// whose modules and command manifest cost it about 10 MB of RSS (issue 22); an environment that is not a
+// valid configuration goes through oclif's `serve`, which reports it as for any other command.
 //
 // V8 flags for a long-running broker whose live heap stays near 20 MB while it allocates fast:
 // - --heap-growing-percent=50: after each full GC V8 lets the old generation grow to up to 4x the live heap
@@ -12,6 +15,23 @@
 //   8 MiB 4.76-4.91 / 3.18-3.54, RSS 109-110 MB; 16 MiB 4.48-4.60 / 2.83-3.39, 190 scavenges taking 0.8-1.1 s,
 //   RSS 125-128 MB. The RSS is the semi-spaces themselves, paid once; perf.md's budget is 150 MB.
 // Running `node bin/run.js` directly skips this line; the installed `queenctl` binary and `npm start` use it.
-import { execute } from '@oclif/core'
-
-await execute({ dir: import.meta.url })
+const argv = process.argv.slice(2)
+if (argv.length === 1 && argv[0] === 'serve') {
+  const { serveFromEnvironment } = await import('../dist/broker/server.js')
+  let running
+  try {
+    running = await serveFromEnvironment()
+  } catch (error) {
+    // What the oclif command prints for the same failure (src/cli/base-command.ts): a configuration problem
+    // found while starting is the operator's to fix; anything else is a bug.
+    const { ConfigError } = await import('../dist/broker/config/resolve.js')
+    const { EXIT } = await import('../dist/cli/errors.js')
+    const expected = error instanceof ConfigError
+    process.stderr.write(`queenctl: ${error instanceof Error ? error.message : String(error)}\n`)
+    if (!expected) process.stderr.write('hint: this is a bug; run again with --debug for the stack trace\n')
+    process.exit(expected ? EXIT.user : EXIT.server)
+  }
+  if (running === undefined) await (await import('@oclif/core')).execute({ dir: import.meta.url })
+} else {
+  await (await import('@oclif/core')).execute({ dir: import.meta.url })
+}

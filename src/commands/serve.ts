@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Flags } from '@oclif/core'
 import { ConfigError, resolveBrokerConfig } from '../broker/config/resolve.js'
 import { effectiveConfigLines } from '../broker/config/effective-lines.js'
-import { createLogger } from '../broker/observe/logger.js'
-import { BootError, startBroker } from '../broker/server.js'
+import { serveBroker } from '../broker/server.js'
 import { BROKER_VERSION } from '../broker/version.js'
 import { BaseCommand } from '../cli/base-command.js'
 import { UserError } from '../cli/errors.js'
@@ -57,48 +56,12 @@ export default class Serve extends BaseCommand {
       }
       throw error
     }
-    const { config, warnings, infos } = resolved
-    const lines = effectiveConfigLines(config, { version: BROKER_VERSION })
     if (flags['print-config']) {
-      for (const line of lines) this.log(line)
-      for (const warning of warnings) process.stderr.write(`${warning}\n`)
+      for (const line of effectiveConfigLines(resolved.config, { version: BROKER_VERSION })) this.log(line)
+      for (const warning of resolved.warnings) process.stderr.write(`${warning}\n`)
       return
     }
-
-    const log = createLogger({ level: config.log.level, json: config.log.json, serverId: config.serverId })
-    for (const line of lines) log.info(line)
-    for (const info of infos) log.info(info)
-    for (const warning of warnings) log.warn(warning)
-
-    const fatal = (error: unknown) => {
-      log.fatal({ err: error }, 'panic')
-      process.exit(2)
-    }
-    process.on('uncaughtException', fatal)
-    process.on('unhandledRejection', fatal)
-
-    let broker
-    try {
-      broker = await startBroker(config, log)
-    } catch (error) {
-      if (error instanceof BootError) {
-        log.fatal({ err: error }, error.message)
-        process.exit(error.exitCode)
-      }
-      throw error
-    }
-    const running = broker
-    let signals = 0
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals += 1
-      if (signals > 1) {
-        log.warn({ signal }, 'second signal: closing connections now')
-        running.app.server.closeAllConnections()
-        return
-      }
-      void running.shutdown(signal).then((code) => process.exit(code))
-    }
-    process.on('SIGTERM', onSignal)
-    process.on('SIGINT', onSignal)
+    // Without flags, bin/run.js starts the broker with serveFromEnvironment() and never loads this command.
+    await serveBroker(resolved)
   }
 }

@@ -16,6 +16,7 @@ import {
   pgEnv,
   runCli,
   startCli,
+  startNodeScript,
   stopLeftoverPostmaster,
   tempDir,
   type TestProcess,
@@ -120,6 +121,39 @@ describe('queenctl serve on an external PostgreSQL', () => {
         } finally {
           await serve.process.kill()
         }
+      })
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+
+  it('without flags starts without loading oclif or the CLI (issue 22); with flags, through the oclif command', async () => {
+    const database = await createTestDatabase('serve_no_oclif')
+    try {
+      await withSpoolDir(async (spool) => {
+        // bin/run.js in a script that then lists the CommonJS modules loaded (oclif is one).
+        const served = async (args: string[]) => {
+          const script = `
+            import { createRequire } from 'node:module'
+            process.argv = [process.argv[0], 'bin/run.js', ...${JSON.stringify(args)}]
+            await import('./bin/run.js')
+            const loaded = Object.keys(createRequire(import.meta.url).cache)
+            console.log('MODULES ' + JSON.stringify({ oclif: loaded.some((file) => file.includes('@oclif')) }))
+            process.exit(0)
+          `
+          const env = { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: spool }
+          const node = startNodeScript(script, env)
+          try {
+            const exit = await node.exited(30_000)
+            expect(exit.code, node.stderr()).toBe(0)
+            expect(node.stdout()).toMatch(/\blistening\b.*\bhttp=/)
+            return JSON.parse(/MODULES (.*)/.exec(node.stdout())?.[1] ?? 'null') as { oclif: boolean }
+          } finally {
+            await node.kill()
+          }
+        }
+        expect(await served(['serve'])).toEqual({ oclif: false })
+        expect(await served(['serve', '--log-level', 'info'])).toEqual({ oclif: true })
       })
     } finally {
       await dropDatabase(database)
