@@ -4,6 +4,7 @@
  * routes read them through `app.broker` at request time.
  */
 import { randomUUID } from 'node:crypto'
+import { createRequire } from 'node:module'
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -11,6 +12,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { authenticate } from './auth/hook.js'
@@ -60,6 +62,32 @@ declare module 'fastify' {
 
 const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
 
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
+type ValidatorFactory = NonNullable<CompilersFactory['buildValidator']>
+type SerializerFactory = NonNullable<CompilersFactory['buildSerializer']>
+
+/**
+ * Fastify's own schema compilers (ajv, fast-json-stringify), loaded the first time a route with a schema
+ * needs one instead of when the app is built: no broker route declares a schema, and ajv alone kept 1.3 MB
+ * of the broker's heap live (issue 22). Resolved from fastify's folder, as fastify resolves them. Fastify
+ * treats compilers given here as custom: a `headers` schema would reach ajv without fastify lower-casing its
+ * keys first, so one added later must spell them in lower case.
+ */
+function compilersOnFirstUse(): CompilersFactory {
+  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'))
+  let validator: ValidatorFactory | undefined
+  let serializer: SerializerFactory | undefined
+  return {
+    buildValidator: (schemas, options) =>
+      (validator ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorFactory)())(schemas, options),
+    buildSerializer: (schemas, options) =>
+      (serializer ??= (fromFastify('@fastify/fast-json-stringify-compiler') as () => SerializerFactory)())(
+        schemas,
+        options,
+      ),
+  }
+}
+
 /** The fastify instance of a broker (never listens by itself), logging through `log`. */
 export function createBrokerApp(
   config: Pick<BrokerConfig, 'maxBodyBytes' | 'defaultTimeoutMs'>,
@@ -87,6 +115,7 @@ export function createBrokerApp(
     // Names are up to 255 characters, each up to 12 bytes percent-encoded (a 4-byte UTF-8 character).
     routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: routerError,
+    schemaController: { compilersFactory: compilersOnFirstUse() },
   })
 }
 

@@ -3,12 +3,14 @@
  * a key the broker cannot use stops the boot naming its variable, and records every route as it is
  * registered (the route-table test walks them). Decorates `app.auth`; the HTTP part installs the hook
  * (auth/hook.ts) after the request id and before the tenancy gate.
+ *
+ * The key and verifier modules (and jose under them) are imported only with JWT_ENABLED: a broker without
+ * auth never loads them (issue 22, broker memory).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
-import { AuthConfigError, loadVerificationKeys } from '../auth/keys.js'
-import { TokenVerifier } from '../auth/verify.js'
+import type { TokenVerifier } from '../auth/verify.js'
 import type { AuthConfig } from '../config/broker-config.js'
 import { BootError } from './boot-error.js'
 
@@ -36,6 +38,10 @@ async function authPart(app: FastifyInstance, { config, log }: { config: { auth:
   app.decorateRequest('identity', null)
   let verifier: TokenVerifier | undefined
   if (config.auth.enabled) {
+    const [{ AuthConfigError, loadVerificationKeys }, { TokenVerifier }] = await Promise.all([
+      import('../auth/keys.js'),
+      import('../auth/verify.js'),
+    ])
     try {
       const keys = await loadVerificationKeys(config.auth, (outcome, error) => {
         app.broker.events.emit('jwksFetched', outcome)

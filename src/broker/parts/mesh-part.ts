@@ -2,14 +2,15 @@
  * The mesh part (operations.md 11): with peers configured it binds the mesh port, dials every peer, adds
  * the mesh to the paths this broker's hints take and applies the hints peers send; without peers it binds
  * nothing and dials nothing. Either way it logs the `mesh` boot line. Decorates `app.mesh` (undefined
- * without peers). Registered after the engines (hints need the waiters, flags and registry).
+ * without peers). Registered after the engines (hints need the waiters, flags and registry). The mesh
+ * module is imported only with peers: a broker without them never loads it (issue 22, broker memory).
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
-import { Mesh, type MeshTiming, type PeerStats } from '../mesh/mesh.js'
+import type { Mesh, MeshTiming, PeerStats } from '../mesh/mesh.js'
 import { meshBootProblems, meshWanted, parsePeers } from '../mesh/peers.js'
 import type { BrokerServices } from '../services.js'
 import { BROKER_VERSION } from '../version.js'
@@ -40,6 +41,7 @@ async function meshPart(app: FastifyInstance, { config, log, timing }: MeshPartO
   const problems = meshBootProblems(config)
   if (problems.length > 0) throw new BootError(problems.join('\n'), 1)
   const services = app.broker
+  const { Mesh } = await import('../mesh/mesh.js')
   const mesh = new Mesh({
     serverId: config.serverId,
     // The PostgreSQL channel's id: a wake heard by both paths is recognised as one.
