@@ -5,12 +5,12 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { buildBroker, closeBroker } from './broker.js'
 import type { BrokerConfig } from './config/broker-config.js'
 import { effectiveConfigLines } from './config/effective-lines.js'
 import { ConfigError, resolveBrokerConfig, type ResolvedConfig } from './config/resolve.js'
 import { createLogger } from './observe/logger.js'
 import { BootError } from './parts/boot-error.js'
+import { preloadPg } from './parts/pg-preload.js'
 import type { BrokerServices } from './services.js'
 import { meshBootProblems } from './mesh/peers.js'
 import { BROKER_VERSION } from './version.js'
@@ -27,10 +27,15 @@ export interface RunningBroker {
   shutdown(reason: string): Promise<number>
 }
 
-/** Boots the broker and starts listening. */
+/**
+ * Boots the broker and starts listening. The broker's modules are imported here, after pg is loaded without
+ * its Cloudflare probe (parts/pg-preload.ts): this module imports nothing that imports pg.
+ */
 export async function startBroker(config: BrokerConfig, log: Logger): Promise<RunningBroker> {
   const refused = meshBootProblems(config)
   if (refused.length > 0) throw new BootError(refused.join('\n'), 1)
+  await preloadPg()
+  const { buildBroker, closeBroker } = await import('./broker.js')
   const app = await buildBroker(config, { log })
   try {
     await app.listen({ host: config.host, port: config.port })

@@ -127,7 +127,7 @@ describe('queenctl serve on an external PostgreSQL', () => {
     }
   })
 
-  it('without flags starts without loading oclif or the CLI (issue 22); with flags, through the oclif command', async () => {
+  it('without flags starts without loading oclif (issue 22); with flags, through the oclif command', async () => {
     const database = await createTestDatabase('serve_no_oclif')
     try {
       await withSpoolDir(async (spool) => {
@@ -138,7 +138,8 @@ describe('queenctl serve on an external PostgreSQL', () => {
             process.argv = [process.argv[0], 'bin/run.js', ...${JSON.stringify(args)}]
             await import('./bin/run.js')
             const loaded = Object.keys(createRequire(import.meta.url).cache)
-            console.log('MODULES ' + JSON.stringify({ oclif: loaded.some((file) => file.includes('@oclif')) }))
+            const undici = process.moduleLoadList.some((name) => name.includes('internal/deps/undici'))
+            console.log('MODULES ' + JSON.stringify({ oclif: loaded.some((file) => file.includes('@oclif')), undici }))
             process.exit(0)
           `
           const env = { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: spool }
@@ -147,13 +148,14 @@ describe('queenctl serve on an external PostgreSQL', () => {
             const exit = await node.exited(30_000)
             expect(exit.code, node.stderr()).toBe(0)
             expect(node.stdout()).toMatch(/\blistening\b.*\bhttp=/)
-            return JSON.parse(/MODULES (.*)/.exec(node.stdout())?.[1] ?? 'null') as { oclif: boolean }
+            return JSON.parse(/MODULES (.*)/.exec(node.stdout())?.[1] ?? 'null') as { oclif: boolean; undici: boolean }
           } finally {
             await node.kill()
           }
         }
-        expect(await served(['serve'])).toEqual({ oclif: false })
-        expect(await served(['serve', '--log-level', 'info'])).toEqual({ oclif: true })
+        // Neither loads Node's bundled fetch (undici), which pg's Cloudflare probe would (parts/pg-preload.ts).
+        expect(await served(['serve'])).toEqual({ oclif: false, undici: false })
+        expect(await served(['serve', '--log-level', 'info'])).toEqual({ oclif: true, undici: false })
       })
     } finally {
       await dropDatabase(database)
