@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=16 --heap-growing-percent=50
 // The queenctl entry point: oclif finds the commands through oclif.manifest.json and dist/commands.
 // `queenctl serve` with no flags (as containers and the benchmark run it) starts the broker without oclif,
 // whose modules and command manifest cost it about 10 MB of RSS (issue 22); an environment that is not a
@@ -14,6 +14,21 @@
 //   /proc): 4 MiB 5.07-5.17 s push / 3.80-4.05 s drain, 730-740 scavenges taking 2.4-2.5 s, RSS after 100 MB;
 //   8 MiB 4.76-4.91 / 3.18-3.54, RSS 109-110 MB; 16 MiB 4.48-4.60 / 2.83-3.39, 190 scavenges taking 0.8-1.1 s,
 //   RSS 125-128 MB. The RSS is the semi-spaces themselves, paid once; perf.md's budget is 150 MB.
+//
+// glibc malloc settings (the environment env -S sets for node), for the buffers outside V8's heap:
+// - MALLOC_MMAP_THRESHOLD_=131072 (128 KiB, glibc's starting value) fixes the threshold above which a block is
+//   its own mapping, returned to the system when freed. Left alone, glibc raises it (up to 32 MiB) to the size
+//   of each large block freed, and the trim threshold with it, so after one 5,000-message pop answer (about
+//   3 MB of text and as much again to write it) such blocks came from the main heap and stayed there.
+// - MALLOC_ARENA_MAX=2: V8's worker threads (GC helpers, compilers) otherwise each grow a malloc arena of
+//   their own, resident after the work is done.
+// Setting either threshold variable turns glibc's adjustment off (MALLOC_TRIM_THRESHOLD_ then keeps its
+// 128 KiB default), so one is enough. Measured on 2 cores with 8 MiB semi-spaces (scratch load: push 100 per
+// request at a fixed 10,000 msg/s for 15 s, then pop 100 + ack, then 4 readers popping 5,000 at a time; three
+// runs each, median peak broker RSS for push / drain / read-back): no setting 101 / 103 / 105 MB, arena cap
+// 96 / 97 / 105, fixed thresholds 97 / 97 / 107, both 95 / 96 / 96; broker CPU per 100k messages the same
+// within the runs' spread. In the benchmark's quick run (16 MiB, two runs each) the broker's peaks went from
+// 137-158 MB to 125-137 MB.
 // Running `node bin/run.js` directly skips this line; the installed `queenctl` binary and `npm start` use it.
 const argv = process.argv.slice(2)
 if (argv.length === 1 && argv[0] === 'serve') {
