@@ -5,7 +5,7 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import { runQuery } from '../db/pool.js'
+import { SQL } from '../db/queries/index.js'
 import { BackgroundLoop } from './background-loop.js'
 
 /**
@@ -37,9 +37,41 @@ interface RefreshRow {
   cleanup_rows: number
 }
 
+/**
+ * How long one refresh may run, ms, whatever DB_STATEMENT_TIMEOUT says. A refresh with no earlier one to
+ * start from (the first on a database, or after an upgrade) recomputes every partition: 11 s over 100,000
+ * drained partitions on this 2-core machine, past 30 s on the scale bench's database of 200,000 partitions and
+ * 6 million messages. Cut at the statement timeout, it would fail the same way at every cycle and the snapshot
+ * would never exist. It takes no row locks; while it runs it holds back vacuum and the ready horizons of
+ * wildcard pops (schema 015), as any long transaction does.
+ */
+export const STATS_REFRESH_TIMEOUT_MS = 600_000
+
 /** Recomputes the snapshot now, or reports that another instance is doing it. */
 export async function refreshStatsSnapshot(pool: pg.Pool): Promise<StatsRefreshResult> {
-  const [row] = await runQuery<RefreshRow>(pool, 'statsRefresh')
+  const client = await pool.connect()
+  let row: RefreshRow | undefined
+  // A connection whose rollback failed is closed rather than returned to the pool.
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    await client.query(`SET LOCAL statement_timeout = ${STATS_REFRESH_TIMEOUT_MS}`)
+    // pg reads a per-query query_timeout (the pool's own is DB_STATEMENT_TIMEOUT + 1 s); its types omit it.
+    const query: pg.QueryConfig & { query_timeout: number } = {
+      text: SQL.statsRefresh,
+      query_timeout: STATS_REFRESH_TIMEOUT_MS + 1000,
+    }
+    const answer = await client.query<RefreshRow>(query)
+    row = answer.rows[0]
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK').catch((failure: unknown) => {
+      broken = failure instanceof Error ? failure : new Error(String(failure))
+    })
+    throw error
+  } finally {
+    client.release(broken)
+  }
   if (!row?.acquired) return { skipped: true }
   return {
     skipped: false,
