@@ -29,11 +29,13 @@ export function distModule(relative: string): string {
  * is undefined are left out.
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  // Under the run's scratch directory (global-setup.ts removes it at the end) when there is one.
+  const spoolDir = mkdtempSync(path.join(process.env.QUEENCTL_TEST_SCRATCH ?? tmpdir(), 'queenctl-test-spool-'))
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     // Each child gets a spool of its own: two brokers must never share one (the second would refuse).
-    FILE_BUFFER_DIR: mkdtempSync(path.join(tmpdir(), 'queenctl-test-spool-')),
+    FILE_BUFFER_DIR: spoolDir,
   }
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value
   return env

@@ -36,6 +36,11 @@ export default async function setup(project: TestProject) {
   await applySchema(template)
   await template.end()
 
+  // Children's spools and other scratch files of the run go under one directory, removed at the end; the
+  // test workers, forked after this, inherit the variable.
+  const scratchDir = await mkdtemp(path.join('/tmp', 'queenctl-test-scratch-'))
+  process.env.QUEENCTL_TEST_SCRATCH = scratchDir
+
   const { host, port, user, password } = server.connection
   project.provide('pgConnection', { host, port, user, password })
   project.provide('pgTemplate', TEMPLATE_DATABASE)
@@ -43,5 +48,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await server.stop()
     await rm(dataDir, { recursive: true, force: true })
+    await rm(scratchDir, { recursive: true, force: true })
   }
 }
