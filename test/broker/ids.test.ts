@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { validate, version } from 'uuid'
+import { parse, stringify, validate, version } from 'uuid'
 import { newUuidV7 } from '../../src/broker/ids.js'
 
 describe('newUuidV7', () => {
   it('makes valid, distinct version-7 UUIDs that sort in the order they were made', () => {
     const ids = Array.from({ length: 5000 }, () => newUuidV7())
-    for (const id of ids.slice(0, 50)) {
+    for (const id of ids) {
       expect(validate(id)).toBe(true)
       expect(version(id)).toBe(7)
+      // The canonical text of its own bytes: lower case, dashes at 8-4-4-4-12.
+      expect(stringify(parse(id))).toBe(id)
     }
     expect(new Set(ids).size).toBe(ids.length)
     expect([...ids].sort()).toEqual(ids)

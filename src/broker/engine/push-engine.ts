@@ -65,6 +65,28 @@ interface PushRow {
   error: string | null
 }
 
+/**
+ * Calls `visit` once per (queue, partition) of `entries`, in first-seen order. A stored batch wakes each
+ * partition once: a wake per message cost a push of 100 a hundred waiter scans and hint objects (6.5 % of the
+ * broker's allocations in the push-of-100 bench).
+ */
+export function forEachPartitionOnce(
+  entries: readonly { queue: string; partition: string }[],
+  visit: (queue: string, partition: string) => void,
+): void {
+  const seen = new Map<string, Set<string>>()
+  for (const { queue, partition } of entries) {
+    let partitions = seen.get(queue)
+    if (partitions === undefined) {
+      partitions = new Set()
+      seen.set(queue, partitions)
+    }
+    if (partitions.has(partition)) continue
+    partitions.add(partition)
+    visit(queue, partition)
+  }
+}
+
 /** Something that wants to hear about stored messages (parked pops). */
 export interface PushListener {
   messagesStored(tenant: string, queue: string, partition: string): void
@@ -134,9 +156,10 @@ export class PushEngine {
   async push(tenant: string, items: PushItem[]): Promise<PushOutcome[]> {
     if (items.length === 0) return []
     const outcomes = await this.encryptAndStore(tenant, items, (ready) => this.submitByLane(tenant, ready))
-    for (const outcome of outcomes) {
-      if (outcome.status === 'queued') this.listener.messagesStored(tenant, outcome.queue, outcome.partition)
-    }
+    forEachPartitionOnce(
+      outcomes.filter((outcome) => outcome.status === 'queued'),
+      (queue, partition) => this.listener.messagesStored(tenant, queue, partition),
+    )
     this.reportOutcomes(tenant, outcomes)
     return outcomes
   }
@@ -242,10 +265,8 @@ export class PushEngine {
     })
     const refused = rows.find((row) => row.status === 'failed')
     if (refused) throw new Error(`replay refused: ${refused.error ?? 'unknown reason'}`)
-    rows.forEach((row) => {
-      const record = records[row.idx]
-      if (row.status === 'queued' && record) this.listener.messagesStored(tenant, record.queue, record.partition)
-    })
+    const stored = rows.flatMap((row) => (row.status === 'queued' && records[row.idx] ? [records[row.idx]!] : []))
+    forEachPartitionOnce(stored, (queue, partition) => this.listener.messagesStored(tenant, queue, partition))
   }
 
   /**

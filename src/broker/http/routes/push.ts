@@ -10,7 +10,7 @@ export function registerPushRoutes(app: FastifyInstance): void {
     const broker = app.broker
     // The token's sub with auth on (operations.md 9.5); a producerSub in the body is never read.
     const producerSub = producerSubOf(request)
-    const items = parsePushBody(request.body, broker.config.maxBatchItems).map((item) => ({ ...item, producerSub }))
+    const items = parsePushBody(request.body, broker.config.maxBatchItems, producerSub)
     const outcomes = await broker.ingest.push(tenantOf(request), items, { requestId: request.id })
     // Nothing was stored anywhere (PostgreSQL unreachable and the spool could not take it): 503, and the
     // producer's retry with the same transaction ids is idempotent (http-api.md 2.6).

@@ -9,14 +9,18 @@ import {
   checkTransactionId,
   DEFAULT_PARTITION,
 } from './rules.js'
-import type { PushItemInput } from '../../engine/push-item.js'
+import type { PushItem } from '../../engine/push-item.js'
 
-/** Validates one item; `field` is its path for error messages, e.g. `items[3]`. */
+/**
+ * Validates one item; `field` is its path for error messages, e.g. `items[3]`. `producerSub` is the
+ * producer's identity from the token (never from the body).
+ */
 export function parsePushItem(
   raw: unknown,
   field: string,
   payloadKeys: readonly string[] = ['payload'],
-): PushItemInput {
+  producerSub: string | null = null,
+): PushItem {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw validationError(`${field}: must be an object`)
   const item = raw as Record<string, unknown>
@@ -31,13 +35,13 @@ export function parsePushItem(
   const generated = item.transactionId === undefined || item.transactionId === null
   const transactionId = generated ? newUuidV7() : checkTransactionId(item.transactionId, `${field}.transactionId`)
   const traceId = checkOptionalUuid(item.traceId, `${field}.traceId`)
-  return { queue, partition, payload, transactionId, generatedTransactionId: generated, traceId }
+  return { queue, partition, payload, transactionId, generatedTransactionId: generated, traceId, producerSub }
 }
 
 /** Validates the body of `POST /api/v1/push`; every item or nothing. */
-export function parsePushBody(body: unknown, maxItems: number): PushItemInput[] {
+export function parsePushBody(body: unknown, maxItems: number, producerSub: string | null): PushItem[] {
   const items = (body as { items?: unknown } | null)?.items
   if (!Array.isArray(items)) throw validationError('items array is required')
   if (items.length > maxItems) throw validationError(`items: at most ${maxItems} items per request`)
-  return items.map((item, index) => parsePushItem(item, `items[${index}]`))
+  return items.map((item, index) => parsePushItem(item, `items[${index}]`, ['payload'], producerSub))
 }

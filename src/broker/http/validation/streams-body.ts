@@ -91,10 +91,7 @@ export function parseStreamCycle(
   if (stateOps.length + pushRaw.length > maxItems) {
     throw validationError(`push_items, state_ops: at most ${maxItems} push items and state ops per cycle`)
   }
-  const pushItems = pushRaw.map((item, index) => ({
-    ...parsePushItem(item, `push_items[${index}]`),
-    producerSub,
-  }))
+  const pushItems = pushRaw.map((item, index) => parsePushItem(item, `push_items[${index}]`, ['payload'], producerSub))
 
   let ack: StreamCycleRequest['ack'] = null
   if (raw.ack !== undefined && raw.ack !== null) {

@@ -33,14 +33,13 @@ export function parseTransactionBody(
         total += op.items.length
         return {
           type: 'push',
-          items: op.items.map((item, itemIndex) => ({
-            ...parsePushItem(item, `${field}.items[${itemIndex}]`, ['payload', 'data']),
-            producerSub,
-          })),
+          items: op.items.map((item, itemIndex) =>
+            parsePushItem(item, `${field}.items[${itemIndex}]`, ['payload', 'data'], producerSub),
+          ),
         }
       }
       total += 1
-      return { type: 'push', items: [{ ...parsePushItem(op, field, ['payload', 'data']), producerSub }] }
+      return { type: 'push', items: [parsePushItem(op, field, ['payload', 'data'], producerSub)] }
     }
     if (op.type === 'ack') {
       total += 1
