@@ -31,22 +31,17 @@
 // 137-158 MB to 125-137 MB.
 // Running `node bin/run.js` directly skips this line; the installed `queenctl` binary and `npm start` use it.
 const argv = process.argv.slice(2)
-if (argv.length === 1 && argv[0] === 'serve') {
+const running = argv.length === 1 && argv[0] === 'serve' ? await serveWithoutOclif() : undefined
+if (running === undefined) await (await import('@oclif/core')).execute({ dir: import.meta.url })
+
+/** The broker configured by the environment alone; undefined (nothing done) when that is not a valid one. */
+async function serveWithoutOclif() {
   const { serveFromEnvironment } = await import('../dist/broker/server.js')
-  let running
   try {
-    running = await serveFromEnvironment()
+    return await serveFromEnvironment()
   } catch (error) {
-    // What the oclif command prints for the same failure (src/cli/base-command.ts): a configuration problem
-    // found while starting is the operator's to fix; anything else is a bug.
-    const { ConfigError } = await import('../dist/broker/config/resolve.js')
-    const { EXIT } = await import('../dist/cli/errors.js')
-    const expected = error instanceof ConfigError
-    process.stderr.write(`queenctl: ${error instanceof Error ? error.message : String(error)}\n`)
-    if (!expected) process.stderr.write('hint: this is a bug; run again with --debug for the stack trace\n')
-    process.exit(expected ? EXIT.user : EXIT.server)
+    // Printed as the oclif command prints the same failure (a configuration problem is the operator's to fix).
+    const { printFailure } = await import('../dist/cli/failure-output.js')
+    process.exit(printFailure(error, { commandId: 'serve', json: false, debug: false }))
   }
-  if (running === undefined) await (await import('@oclif/core')).execute({ dir: import.meta.url })
-} else {
-  await (await import('@oclif/core')).execute({ dir: import.meta.url })
 }

@@ -91,16 +91,20 @@ export async function runQueryRawJson<Row extends pg.QueryResultRow>(
 /** Runs `work` inside BEGIN/COMMIT on one pooled connection; rolls back when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect()
+  // A connection whose rollback failed may still be inside the transaction: closed, not returned to the pool.
+  let broken: Error | undefined
   try {
     await client.query('BEGIN')
     const result = await work(client)
     await client.query('COMMIT')
     return result
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined)
+    await client.query('ROLLBACK').catch((failure: unknown) => {
+      broken = failure instanceof Error ? failure : new Error(String(failure))
+    })
     throw error
   } finally {
-    client.release()
+    client.release(broken)
   }
 }
 

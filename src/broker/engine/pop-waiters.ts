@@ -173,12 +173,11 @@ export class PopWaiters {
     if (this.closed || this.queueBehindWaiters(key)) return this.park(key, pop)
     const state = this.stateOf(key)
     if (state.firstAttempts >= maxFirstAttempts) {
-      const waiter = this.line(state, pop, false)
-      this.settle(waiter, state)
+      const cancel = this.park(key, pop)
       // A round would stop at once at a first attempt at the head of the line; that attempt's end runs one
       // when it leaves candidates behind, or when a wake came while it was looking.
       if (!state.waiters[0]?.pending) void this.recheck(state)
-      return () => this.cancel(waiter, state)
+      return cancel
     }
     const waiter = this.line(state, pop, true)
     state.firstAttempts += 1
@@ -294,16 +293,8 @@ export class PopWaiters {
 
   /** Runs the first attempt of a pop holding its place in the line. */
   private async firstAttempt(waiter: Waiter, state: KeyState): Promise<void> {
-    let result: AttemptResult = 'empty'
-    let threw = false
-    try {
-      result = await waiter.attempt(true)
-    } catch (error) {
-      threw = true
-      this.onError(error)
-    }
+    const result = await this.attemptOnce(waiter, state, true)
     state.firstAttempts -= 1
-    state.lastFailed = threw || result === 'failed'
     if (result !== 'empty') {
       // Answered by the attempt itself: it leaves the line without ever having been parked.
       this.finish(waiter, state, 'delivered')
@@ -319,6 +310,23 @@ export class PopWaiters {
       state.blocked = false
       void this.recheck(state)
     }
+  }
+
+  /**
+   * One attempt of a waiter, recorded as the key's last outcome. A throw is reported and counts as an empty
+   * answer that failed (the pop stays in line); it never rejects.
+   */
+  private async attemptOnce(waiter: Waiter, state: KeyState, first: boolean): Promise<AttemptResult> {
+    let result: AttemptResult = 'empty'
+    let threw = false
+    try {
+      result = await waiter.attempt(first)
+    } catch (error) {
+      threw = true
+      this.onError(error)
+    }
+    state.lastFailed = threw || result === 'failed'
+    return result
   }
 
   /** Client disconnect (or queue deleted): out of line now, or once its first attempt in flight ends. */
@@ -389,17 +397,8 @@ export class PopWaiters {
             break
           }
           waiter.busy = true
-          let result: AttemptResult = 'empty'
-          let threw = false
-          try {
-            result = await waiter.attempt(false)
-          } catch (error) {
-            threw = true
-            this.onError(error)
-          } finally {
-            waiter.busy = false
-          }
-          state.lastFailed = threw || result === 'failed'
+          const result = await this.attemptOnce(waiter, state, false)
+          waiter.busy = false
           candidatesLeft = result === 'more'
           if (result !== 'empty') {
             answered = true

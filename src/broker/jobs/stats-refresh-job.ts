@@ -5,6 +5,7 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
+import { inTransaction } from '../db/pool.js'
 import { SQL } from '../db/queries/index.js'
 import { BackgroundLoop } from './background-loop.js'
 
@@ -49,29 +50,15 @@ export const STATS_REFRESH_TIMEOUT_MS = 600_000
 
 /** Recomputes the snapshot now, or reports that another instance is doing it. */
 export async function refreshStatsSnapshot(pool: pg.Pool): Promise<StatsRefreshResult> {
-  const client = await pool.connect()
-  let row: RefreshRow | undefined
-  // A connection whose rollback failed is closed rather than returned to the pool.
-  let broken: Error | undefined
-  try {
-    await client.query('BEGIN')
+  const row = await inTransaction(pool, async (client) => {
     await client.query(`SET LOCAL statement_timeout = ${STATS_REFRESH_TIMEOUT_MS}`)
     // pg reads a per-query query_timeout (the pool's own is DB_STATEMENT_TIMEOUT + 1 s); its types omit it.
     const query: pg.QueryConfig & { query_timeout: number } = {
       text: SQL.statsRefresh,
       query_timeout: STATS_REFRESH_TIMEOUT_MS + 1000,
     }
-    const answer = await client.query<RefreshRow>(query)
-    row = answer.rows[0]
-    await client.query('COMMIT')
-  } catch (error) {
-    await client.query('ROLLBACK').catch((failure: unknown) => {
-      broken = failure instanceof Error ? failure : new Error(String(failure))
-    })
-    throw error
-  } finally {
-    client.release(broken)
-  }
+    return (await client.query<RefreshRow>(query)).rows[0]
+  })
   if (!row?.acquired) return { skipped: true }
   return {
     skipped: false,
