@@ -132,7 +132,11 @@ describe('fuzzing the control plane and streams: no 5xx, refused input stores no
       limit: integerText,
       offset: integerText,
     })
-    const tally = await fuzzRoute(broker, get('/api/v1/messages', query))
+    // Eleven fuzzed fields are rarely all valid at once (0-1 accepted of 120 runs): one request in ten is a
+    // plain valid filter, so the accepted path is reached in every run.
+    const plain = fc.constantFrom('?queue=fz-a', '?queue=fz-a&status=pending&limit=5', '?ns=fz&offset=0')
+    const mixed = fc.oneof({ arbitrary: query, weight: 9 }, { arbitrary: plain, weight: 1 })
+    const tally = await fuzzRoute(broker, get('/api/v1/messages', mixed))
     expect(tally.statuses.get(200) ?? 0).toBeGreaterThan(0)
   })
 
