@@ -168,11 +168,16 @@ async function prepareDataDir(dataDir: string, user: SystemUser | undefined): Pr
     }
     const blocked = (await userShell('for d; do test -x "$d" || { echo "$d"; break; }; done', existing, user)).trim()
     if (blocked) {
-      const mode = ((await stat(blocked)).mode & 0o777).toString(8).padStart(4, '0')
+      const info = await stat(blocked)
+      if (!info.isDirectory()) throw configError(`QUEEN_DATA_DIR=${dataDir} cannot be created: ${blocked} is not a directory`)
+      const mode = (info.mode & 0o777).toString(8).padStart(4, '0')
       throw unreachable(dataDir, user, `it cannot enter ${blocked} (mode ${mode}); run chmod o+x ${blocked}, or`)
     }
   }
-  await makeDirectory(dataDir, 0o700)
+  // A path that cannot be a directory (a file on the way, /proc, a read-only mount) is a setting to fix.
+  await makeDirectory(dataDir, 0o700).catch((error: NodeJS.ErrnoException) => {
+    throw configError(`QUEEN_DATA_DIR=${dataDir} cannot be created: ${error.message}`, error)
+  })
   if (!user) return
   await chown(dataDir, user.uid, user.gid)
   // Still refused after the chown: ACLs, SELinux, a read-only mount.

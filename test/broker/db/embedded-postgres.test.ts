@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
@@ -21,6 +21,7 @@ import {
   distModule,
   isAlive,
   postmasterPid,
+  runCli,
   startNodeScript,
   stopLeftoverPostmaster,
   tempDir,
@@ -300,4 +301,29 @@ describe('startEmbeddedPostgres', () => {
       SLOW,
     )
   })
+
+  it(
+    'stops `queenctl serve` with a config error naming QUEEN_DATA_DIR when the directory cannot be made',
+    async () => {
+      // A path under /proc (no directory can be made there) and one under a regular file
+      const base = await tempDir('blocked')
+      await chmod(base, 0o755)
+      const file = path.join(base, 'plain')
+      await writeFile(file, 'not a directory')
+      try {
+        const proc = await runCli(['serve', '--port', '0'], { env: { QUEEN_DATA_DIR: '/proc/queenctl-no-such-dir' } })
+        expect(proc.code).toBe(1)
+        expect(proc.stderr).toContain('config error: QUEEN_DATA_DIR=/proc/queenctl-no-such-dir cannot be created')
+        expect(proc.stderr).not.toContain('this is a bug')
+
+        const under = await runCli(['serve', '--port', '0'], { env: { QUEEN_DATA_DIR: path.join(file, 'data') } })
+        expect(under.code).toBe(1)
+        expect(under.stderr).toMatch(/config error: QUEEN_DATA_DIR=\S+\/plain\/data cannot be created: /)
+        expect(await readFile(file, 'utf8')).toBe('not a directory')
+      } finally {
+        await rm(base, { recursive: true, force: true })
+      }
+    },
+    SLOW,
+  )
 })
