@@ -169,7 +169,8 @@ async function prepareDataDir(dataDir: string, user: SystemUser | undefined): Pr
     const blocked = (await userShell('for d; do test -x "$d" || { echo "$d"; break; }; done', existing, user)).trim()
     if (blocked) {
       const info = await stat(blocked)
-      if (!info.isDirectory()) throw configError(`QUEEN_DATA_DIR=${dataDir} cannot be created: ${blocked} is not a directory`)
+      if (!info.isDirectory())
+        throw configError(`QUEEN_DATA_DIR=${dataDir} cannot be created: ${blocked} is not a directory`)
       const mode = (info.mode & 0o777).toString(8).padStart(4, '0')
       throw unreachable(dataDir, user, `it cannot enter ${blocked} (mode ${mode}); run chmod o+x ${blocked}, or`)
     }
