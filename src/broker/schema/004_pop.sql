@@ -100,6 +100,8 @@ DECLARE
   v_pids uuid[];
   v_names text[];
   v_cursors bigint[];
+  -- Where those rows are (ctid): locked by this pop, they stay there until it writes them itself.
+  v_ctids tid[];
   v_special boolean;
   v_round_claimed uuid[];
   v_wanted integer;
@@ -182,6 +184,9 @@ BEGIN
     v_pids := v_locked;
     v_names := ARRAY[v_name];
     v_cursors := ARRAY[c.cursor_position];
+    -- COLLATE "C": the primary key is the only index to plan with (see queen.refresh_ready, 015).
+    v_ctids := ARRAY(SELECT k.ctid FROM queen.consumers k
+                     WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group COLLATE "C");
   ELSE
     v_absorb := queen.refresh_ready(p_queue_id, p_group, v_start, c_absorb_limit, false);
     v_more := v_absorb.more;
@@ -199,13 +204,14 @@ BEGIN
              coalesce(array_agg(l.partition_id ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
              coalesce(array_agg(l.name ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
              coalesce(array_agg(l.cursor_position ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
+             coalesce(array_agg(l.ct ORDER BY l.key_at, l.partition_id) FILTER (WHERE NOT l.buffered), '{}'),
              coalesce(bool_or((l.lease_id IS NOT NULL OR l.start_at IS NOT NULL) AND NOT l.buffered), false),
              (array_agg(l.key_at ORDER BY l.key_at DESC, l.partition_id DESC))[1],
              (array_agg(l.partition_id ORDER BY l.key_at DESC, l.partition_id DESC))[1]
-      INTO v_locked, v_pids, v_names, v_cursors, v_special, v_round_last_at, v_round_last_pid
+      INTO v_locked, v_pids, v_names, v_cursors, v_ctids, v_special, v_round_last_at, v_round_last_pid
       FROM (
         SELECT k.partition_id, coalesce(k.last_served_at, '-infinity'::timestamptz) AS key_at, k.cursor_position,
-               k.lease_id, k.start_at, p.name,
+               k.ctid AS ct, k.lease_id, k.start_at, p.name,
                q.window_buffer_seconds > 0
                  AND p.newest_created_at > v_now - make_interval(secs => q.window_buffer_seconds) AS buffered
         FROM queen.consumers k
@@ -250,9 +256,14 @@ BEGIN
           SELECT * INTO v_prepared FROM queen.prepare_claim(r.partition_id, p_group, v_now);
           v_must_persist := v_must_persist OR v_prepared.reclaimed;
         END LOOP;
-        SELECT array_agg(k.cursor_position ORDER BY u.ord) INTO v_cursors
+        -- prepare_claim wrote some of the rows: read their cursors and places again.
+        SELECT array_agg(k.cursor_position ORDER BY u.ord), array_agg(k.ctid ORDER BY u.ord) INTO v_cursors, v_ctids
         FROM unnest(v_pids) WITH ORDINALITY AS u(pid, ord)
-        JOIN queen.consumers k ON k.partition_id = u.pid AND k.consumer_group = p_group AND k.partition_id = ANY (v_pids);
+        CROSS JOIN LATERAL (
+          SELECT k.cursor_position, k.ctid FROM queen.consumers k
+          WHERE k.partition_id = u.pid AND k.consumer_group = p_group COLLATE "C"
+          OFFSET 0
+        ) k;
       END IF;
     END IF;
 
@@ -262,21 +273,21 @@ BEGIN
       -- holds, 4.3); the batch is filled from the first partition, then the next, until it is full or the
       -- partition limit is reached (4.4). The same statement takes the leases (or, with autoAck, moves the
       -- cursors), and lowers ready_to where no message at all is left above the cursor. Each write to
-      -- queen.consumers also names its rows by "partition_id = ANY (v_pids)", so a generic plan made while the
+      -- queen.consumers finds its row by the ctid read when it was locked, so a generic plan made while the
       -- table was empty cannot read every row of the group instead (see queen.refresh_ready).
       RETURN QUERY
       WITH cand AS (
         -- One probe of the group's per-message states above each cursor: usually there are none, and then no
         -- delivered message probes them again.
-        SELECT u.pid, u.pname, u.cur, u.ord, st.any_state, st.settled_above
-        FROM unnest(v_pids, v_names, v_cursors) WITH ORDINALITY AS u(pid, pname, cur, ord)
+        SELECT u.pid, u.pname, u.cur, u.ct, u.ord, st.any_state, st.settled_above
+        FROM unnest(v_pids, v_names, v_cursors, v_ctids) WITH ORDINALITY AS u(pid, pname, cur, ct, ord)
         CROSS JOIN LATERAL (
           SELECT count(*) > 0 AS any_state, count(*) FILTER (WHERE s2.settled) AS settled_above
           FROM queen.message_states s2
           WHERE s2.partition_id = u.pid AND s2.consumer_group = p_group AND s2.position > u.cur
         ) st
       ), scanned AS MATERIALIZED (
-        SELECT cd.ord, cd.pid, cd.pname, mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload,
+        SELECT cd.ord, cd.pid, cd.ct, cd.pname, mm.position, mm.id, mm.transaction_id, mm.trace_id, mm.payload,
                mm.is_encrypted, mm.producer_sub, mm.created_at, coalesce(s.settled, false) AS settled,
                coalesce(s.failures, 0) AS failures,
                sum(CASE WHEN NOT coalesce(s.settled, false)
@@ -305,7 +316,7 @@ BEGIN
       ), delivered AS (
         SELECT rk.* FROM ranked rk WHERE rk.nth <= v_remaining AND rk.nth_partition <= p_max_partitions - v_claimed
       ), summary AS (
-        SELECT d.pid, count(*) AS n, max(d.position) AS last FROM delivered d GROUP BY d.pid
+        SELECT d.pid, d.ct, count(*) AS n, max(d.position) AS last FROM delivered d GROUP BY d.pid, d.ct
       ), claimed AS (
         UPDATE queen.consumers k
         SET lease_id = CASE WHEN p_auto_ack THEN k.lease_id ELSE p_lease_id END,
@@ -321,12 +332,12 @@ BEGIN
             last_served_at = greatest(v_now, k.last_served_at),
             batches_consumed = k.batches_consumed + 1
         FROM summary sm
-        WHERE k.partition_id = sm.pid AND k.consumer_group = p_group AND k.partition_id = ANY (v_pids)
+        WHERE k.ctid = sm.ct AND k.partition_id = sm.pid AND k.consumer_group = p_group
         RETURNING k.partition_id
       ), emptied AS (
         UPDATE queen.consumers k SET ready_to = k.cursor_position
         FROM cand cd
-        WHERE k.partition_id = cd.pid AND k.consumer_group = p_group AND k.partition_id = ANY (v_pids)
+        WHERE k.ctid = cd.ct AND k.partition_id = cd.pid AND k.consumer_group = p_group
           AND NOT EXISTS (SELECT 1 FROM scanned sc WHERE sc.pid = cd.pid)
         RETURNING k.partition_id
       )

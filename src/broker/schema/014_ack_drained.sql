@@ -32,31 +32,50 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = o
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := clock_timestamp();
+  -- The rows locked, and where they are (ctid): locked here, they stay there until this ack writes them.
+  v_pids uuid[];
+  v_groups text[];
+  v_ctids tid[];
 BEGIN
-  PERFORM 1 FROM queen.consumers k
-  WHERE (k.partition_id, k.consumer_group) IN (SELECT u.pid, u.g FROM unnest(p_pids, p_groups) AS u(pid, g))
-    AND k.partition_id = ANY (p_pids)
-  ORDER BY k.partition_id, k.consumer_group
-  FOR UPDATE;
+  SELECT coalesce(array_agg(x.partition_id), '{}'), coalesce(array_agg(x.consumer_group), '{}'),
+         coalesce(array_agg(x.ctid), '{}')
+  INTO v_pids, v_groups, v_ctids
+  FROM (
+    SELECT k.partition_id, k.consumer_group, k.ctid FROM queen.consumers k
+    WHERE (k.partition_id, k.consumer_group) IN (SELECT u.pid, u.g FROM unnest(p_pids, p_groups) AS u(pid, g))
+      AND k.partition_id = ANY (p_pids)
+    ORDER BY k.partition_id, k.consumer_group
+    FOR UPDATE
+  ) x;
 
   RETURN QUERY
   WITH entries AS (
     SELECT u.pid, u.g, u.l, u.cnt, coalesce(u.t, '') AS tenant, u.n::integer AS k,
            (sum(u.cnt) OVER (ORDER BY u.n) - u.cnt + 1)::integer AS first_tx
     FROM unnest(p_pids, p_groups, p_leases, p_counts, p_tenants) WITH ORDINALITY AS u(pid, g, l, cnt, t, n)
+  ), locked AS (
+    SELECT u.pid, u.g, u.ct FROM unnest(v_pids, v_groups, v_ctids) AS u(pid, g, ct)
   ), applying AS MATERIALIZED (
     -- The names the answer needs come from the one lookup that also checks the entry's tenant, so tenancy
     -- costs no extra lookup; a partition of another tenant does not apply.
-    SELECT e.k, e.pid, e.g, e.cnt, c.lease_to, pp.name AS pname, qq.name AS qname,
+    SELECT e.k, e.pid, e.g, e.cnt, lk.ct, c.lease_to, pp.name AS pname, pp.qname,
            pp.next_position - 1 <= c.lease_to AS drained
     FROM entries e
-    -- "= ANY (p_pids)" bounds each lookup whatever the generic plan's statistics said (015, refresh_ready).
-    JOIN queen.consumers c ON c.partition_id = e.pid AND c.consumer_group = e.g AND c.partition_id = ANY (p_pids)
-    JOIN queen.partitions pp ON pp.id = e.pid AND pp.id = ANY (p_pids)
-    JOIN queen.queues qq ON qq.id = pp.queue_id
-    WHERE c.lease_id = e.l AND c.lease_expires_at > v_now AND qq.tenant = e.tenant
+    -- Each lookup is pinned to its key whatever the generic plan's statistics said (015, refresh_ready): the
+    -- consumer row by its ctid, the partition (with its queue) and the states by a subquery per entry
+    -- (OFFSET 0).
+    JOIN locked lk ON lk.pid = e.pid AND lk.g = e.g
+    CROSS JOIN LATERAL (SELECT c.* FROM queen.consumers c WHERE c.ctid = lk.ct OFFSET 0) c
+    CROSS JOIN LATERAL (
+      SELECT p.name, p.next_position, qq.name AS qname, qq.tenant
+      FROM queen.partitions p JOIN queen.queues qq ON qq.id = p.queue_id
+      WHERE p.id = e.pid
+      OFFSET 0
+    ) pp
+    WHERE c.partition_id = e.pid AND c.consumer_group = e.g
+      AND c.lease_id = e.l AND c.lease_expires_at > v_now AND pp.tenant = e.tenant
       AND NOT EXISTS (SELECT 1 FROM queen.message_states s WHERE s.partition_id = e.pid AND s.consumer_group = e.g
-                      AND s.position > c.cursor_position AND s.partition_id = ANY (p_pids))
+                      AND s.position > c.cursor_position OFFSET 0)
       -- Compared as sorted lists in byte order ("C"): cheap under any database collation. The lease's rows
       -- are read in position order so the primary key is the only fitting index: on a partition too new
       -- for the statistics, the planner otherwise walked its whole transaction-id index (8 ms, not 0.1).
@@ -71,7 +90,7 @@ BEGIN
     SET cursor_position = a.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
         total_consumed = k.total_consumed + a.cnt, last_consumed_at = v_now
     FROM applying a
-    WHERE k.partition_id = a.pid AND k.consumer_group = a.g AND k.partition_id = ANY (p_pids)
+    WHERE k.ctid = a.ct AND k.partition_id = a.pid AND k.consumer_group = a.g
   )
   SELECT e.k, a.k IS NOT NULL, a.qname, a.pname, a.drained
   FROM entries e

@@ -88,9 +88,11 @@ CREATE OR REPLACE FUNCTION queen.refresh_ready(p_queue_id uuid, p_group text, p_
                                                OUT scan_at timestamptz, OUT scan_pid uuid)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_sort = off AS $fn$
 -- The generic plans here are made with the statistics of their first use, often an empty consumers table.
--- So every read of queen.consumers by partition carries "partition_id = ANY (the stamped ids)": without it
--- one absorption read every consumer row of the group once per stamped partition (7 s for 10 000
--- partitions, measured). And enable_sort = off: the bound's read must walk consumers_ready_key_idx in its
+-- So every read of queen.consumers by partition is pinned to one lookup per partition: a LATERAL subquery
+-- with OFFSET 0 (a primary-key read per stamped partition), then the ctid of the row read there. Otherwise
+-- one absorption could read every consumer row of the group once per stamped partition (7 s for 10 000
+-- partitions, measured). A guard "partition_id = ANY (the stamped ids)" on each lookup, used before, has
+-- PostgreSQL sort the whole array again at every lookup: raising 20 000 rows took 11.7 s, not 0.2. And enable_sort = off: the bound's read must walk consumers_ready_key_idx in its
 -- order; costed on an empty table, reading every row of the group through another index and sorting them
 -- looked as cheap.
 #variable_conflict use_column
@@ -185,20 +187,26 @@ BEGIN
       SELECT u.id, u.last_position, u.last_push_xid, u.first_cursor
       FROM unnest(v_ids, v_last, v_xids, v_first) AS u(id, last_position, last_push_xid, first_cursor)
     ), behind AS MATERIALIZED (
-      SELECT s.id, s.last_position, s.last_push_xid, s.first_cursor, c.partition_id IS NOT NULL AS has_row
+      SELECT s.id, s.last_position, s.last_push_xid, s.first_cursor, c.ct IS NOT NULL AS has_row, c.ct
       FROM stamped s
-      LEFT JOIN queen.consumers c
-        ON c.partition_id = s.id AND c.consumer_group = p_group AND c.partition_id = ANY (v_ids)
-      WHERE (c.partition_id IS NULL AND s.last_position > s.first_cursor) OR c.ready_to < s.last_position
+      LEFT JOIN LATERAL (
+        -- COLLATE "C" (the same equality for text): the group may not be an index condition, so the primary
+        -- key by partition is the only index left to plan with; costed on an empty table, a read of the
+        -- whole consumers_served_idx by its second column looked as cheap.
+        SELECT c.ctid AS ct, c.ready_to FROM queen.consumers c
+        WHERE c.partition_id = s.id AND c.consumer_group = p_group COLLATE "C"
+        OFFSET 0
+      ) c ON true
+      WHERE (c.ct IS NULL AND s.last_position > s.first_cursor) OR c.ready_to < s.last_position
     ), lockable AS (
-      SELECT c.partition_id, b.last_position FROM behind b
-      JOIN queen.consumers c ON c.partition_id = b.id AND c.consumer_group = p_group
-      WHERE b.has_row AND c.partition_id = ANY (v_ids)
+      SELECT c.ctid AS ct, c.partition_id, b.last_position FROM behind b
+      JOIN queen.consumers c ON c.ctid = b.ct
+      WHERE b.has_row AND c.partition_id = b.id AND c.consumer_group = p_group
       FOR UPDATE OF c SKIP LOCKED
     ), raised AS (
       UPDATE queen.consumers k SET ready_to = greatest(k.ready_to, l.last_position)
       FROM lockable l
-      WHERE k.partition_id = l.partition_id AND k.consumer_group = p_group AND k.partition_id = ANY (v_ids)
+      WHERE k.ctid = l.ct AND k.partition_id = l.partition_id AND k.consumer_group = p_group
       RETURNING k.partition_id, coalesce(k.last_served_at, '-infinity'::timestamptz) AS key_at
     ), created AS (
       INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at, cursor_position, ready_to)
