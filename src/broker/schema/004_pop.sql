@@ -274,7 +274,8 @@ BEGIN
       -- partition limit is reached (4.4). The same statement takes the leases (or, with autoAck, moves the
       -- cursors), and lowers ready_to where no message at all is left above the cursor. Each write to
       -- queen.consumers finds its row by the ctid read when it was locked, so a generic plan made while the
-      -- table was empty cannot read every row of the group instead (see queen.refresh_ready).
+      -- table was empty cannot read every row of the group instead (see queen.refresh_ready); the group is
+      -- compared under COLLATE "C" so no index on it competes with that.
       RETURN QUERY
       WITH cand AS (
         -- One probe of the group's per-message states above each cursor: usually there are none, and then no
@@ -332,12 +333,12 @@ BEGIN
             last_served_at = greatest(v_now, k.last_served_at),
             batches_consumed = k.batches_consumed + 1
         FROM summary sm
-        WHERE k.ctid = sm.ct AND k.partition_id = sm.pid AND k.consumer_group = p_group
+        WHERE k.ctid = sm.ct AND k.partition_id = sm.pid AND k.consumer_group = p_group COLLATE "C"
         RETURNING k.partition_id
       ), emptied AS (
         UPDATE queen.consumers k SET ready_to = k.cursor_position
         FROM cand cd
-        WHERE k.ctid = cd.ct AND k.partition_id = cd.pid AND k.consumer_group = p_group
+        WHERE k.ctid = cd.ct AND k.partition_id = cd.pid AND k.consumer_group = p_group COLLATE "C"
           AND NOT EXISTS (SELECT 1 FROM scanned sc WHERE sc.pid = cd.pid)
         RETURNING k.partition_id
       )

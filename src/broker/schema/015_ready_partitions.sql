@@ -92,7 +92,7 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = o
 -- with OFFSET 0 (a primary-key read per stamped partition), then the ctid of the row read there. Otherwise
 -- one absorption could read every consumer row of the group once per stamped partition (7 s for 10 000
 -- partitions, measured). A guard "partition_id = ANY (the stamped ids)" on each lookup, used before, has
--- PostgreSQL sort the whole array again at every lookup: raising 20 000 rows took 11.7 s, not 0.2. And enable_sort = off: the bound's read must walk consumers_ready_key_idx in its
+-- PostgreSQL sort the whole array again at every lookup: raising 20 000 rows took 11.7 s, not 0.6. And enable_sort = off: the bound's read must walk consumers_ready_key_idx in its
 -- order; costed on an empty table, reading every row of the group through another index and sorting them
 -- looked as cheap.
 #variable_conflict use_column
@@ -201,12 +201,12 @@ BEGIN
     ), lockable AS (
       SELECT c.ctid AS ct, c.partition_id, b.last_position FROM behind b
       JOIN queen.consumers c ON c.ctid = b.ct
-      WHERE b.has_row AND c.partition_id = b.id AND c.consumer_group = p_group
+      WHERE b.has_row AND c.partition_id = b.id AND c.consumer_group = p_group COLLATE "C"
       FOR UPDATE OF c SKIP LOCKED
     ), raised AS (
       UPDATE queen.consumers k SET ready_to = greatest(k.ready_to, l.last_position)
       FROM lockable l
-      WHERE k.ctid = l.ct AND k.partition_id = l.partition_id AND k.consumer_group = p_group
+      WHERE k.ctid = l.ct AND k.partition_id = l.partition_id AND k.consumer_group = p_group COLLATE "C"
       RETURNING k.partition_id, coalesce(k.last_served_at, '-infinity'::timestamptz) AS key_at
     ), created AS (
       INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at, cursor_position, ready_to)
