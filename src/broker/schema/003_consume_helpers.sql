@@ -3,10 +3,24 @@
 --
 -- Objects: table queen.expired_leases; functions queen.advance_cursor, queen.dead_letter,
 -- queen.lease_has_open_messages, queen.reclaim_lease, queen.reclaim_expired_leases, queen.release_lease,
--- queen.extend_lease.
+-- queen.extend_lease, queen.require.
 --
 -- Locking: every function that changes a consumer row expects the caller to hold its lock (FOR UPDATE),
 -- except reclaim_expired_leases, release_lease and extend_lease, which take it themselves.
+
+-- Stops the calling statement when a write it relies on did not happen: pops and whole-lease acks write the
+-- consumer rows they locked by ctid, and a row written by this transaction in between would have moved, so
+-- the write would find nothing. Rolling back then beats delivering without a lease or answering an ack that
+-- moved no cursor. STABLE: a call without row references is evaluated once per statement.
+CREATE OR REPLACE FUNCTION queen.require(p_ok boolean, p_what text)
+RETURNS boolean LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  IF p_ok IS NOT TRUE THEN
+    RAISE EXCEPTION 'internal error: %', p_what;
+  END IF;
+  RETURN true;
+END;
+$fn$;
 
 -- Leases that expired and were reclaimed, so a late renew answers "Lease already expired" rather than
 -- "Lease not found". Purged by the retention cycle.

@@ -273,7 +273,8 @@ BEGIN
       -- holds, 4.3); the batch is filled from the first partition, then the next, until it is full or the
       -- partition limit is reached (4.4). The same statement takes the leases (or, with autoAck, moves the
       -- cursors), and lowers ready_to where no message at all is left above the cursor. Each write to
-      -- queen.consumers finds its row by the ctid read when it was locked, so a generic plan made while the
+      -- queen.consumers finds its row by its ctid (read when it was locked, or again after prepare_claim
+      -- rewrote it; no other transaction can move a locked row), so a generic plan made while the
       -- table was empty cannot read every row of the group instead (see queen.refresh_ready); the group is
       -- compared under COLLATE "C" so no index on it competes with that.
       RETURN QUERY
@@ -345,6 +346,8 @@ BEGIN
       SELECT 'message'::text, d.pid, d.pname, d.id, d.transaction_id, d.trace_id, d.payload, d.is_encrypted,
              d.producer_sub, to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), d.failures
       FROM delivered d
+      WHERE queen.require((SELECT count(*) FROM claimed) = (SELECT count(*) FROM summary),
+                          'a consumer row claimed by a pop was not written')
       ORDER BY d.ord, d.position;
       GET DIAGNOSTICS v_count = ROW_COUNT;
 

@@ -92,10 +92,13 @@ BEGIN
     FROM applying a
     -- COLLATE "C" (the same equality): no index on the group competes with the ctid (015, refresh_ready).
     WHERE k.ctid = a.ct AND k.partition_id = a.pid AND k.consumer_group = a.g COLLATE "C"
+    RETURNING k.partition_id
   )
   SELECT e.k, a.k IS NOT NULL, a.qname, a.pname, a.drained
   FROM entries e
   LEFT JOIN applying a ON a.k = e.k
+  WHERE queen.require((SELECT count(*) FROM released) = (SELECT count(*) FROM applying),
+                      'a lease released by a whole-lease ack was not written')
   ORDER BY e.k;
 END;
 $fn$;

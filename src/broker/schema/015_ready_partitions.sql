@@ -92,9 +92,9 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = o
 -- with OFFSET 0 (a primary-key read per stamped partition), then the ctid of the row read there. Otherwise
 -- one absorption could read every consumer row of the group once per stamped partition (7 s for 10 000
 -- partitions, measured). A guard "partition_id = ANY (the stamped ids)" on each lookup, used before, has
--- PostgreSQL sort the whole array again at every lookup: raising 20 000 rows took 11.7 s, not 0.6. And enable_sort = off: the bound's read must walk consumers_ready_key_idx in its
--- order; costed on an empty table, reading every row of the group through another index and sorting them
--- looked as cheap.
+-- PostgreSQL sort the whole array again at every lookup: raising 20 000 rows took 11.7 s, not 0.6.
+-- And enable_sort = off: the bound's read must walk consumers_ready_key_idx in its order; costed on an empty
+-- table, reading every row of the group through another index and sorting them looked as cheap.
 #variable_conflict use_column
 DECLARE
   -- Taken before the stamps are read: every transaction below it has ended, so its stamp is visible below.

@@ -205,7 +205,9 @@ describe('sql functions', () => {
   })
 
   it('leaves no queen.ack_leases of development builds behind', async () => {
-    const found = await testDatabase.client().query("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'ack_leases'")
+    const found = await testDatabase
+      .client()
+      .query("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'ack_leases'")
     expect(found.rows).toEqual([{ n: 0 }])
   })
 
@@ -274,5 +276,15 @@ describe('sql functions', () => {
     ])
     expect(await consumerOf(first.pid)).toEqual({ cursor_position: '2', lease_id: null })
     expect(await consumerOf(second.pid)).toEqual({ cursor_position: '1', lease_id: null })
+  })
+
+  it('queen.require stops the statement that relies on a write that did not happen', async () => {
+    const db = testDatabase.client()
+    expect((await db.query(`SELECT queen.require(1 = 1, 'unused') AS ok`)).rows[0].ok).toBe(true)
+    // A false or unknown condition fails the whole statement (no rows, nothing written), naming the write.
+    await expect(db.query(`SELECT queen.require(0 = 1, 'a pop claim was not written')`)).rejects.toThrow(
+      'internal error: a pop claim was not written',
+    )
+    await expect(db.query(`SELECT queen.require(NULL, 'no answer')`)).rejects.toThrow('internal error: no answer')
   })
 })
