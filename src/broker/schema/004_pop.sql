@@ -184,9 +184,11 @@ BEGIN
     v_pids := v_locked;
     v_names := ARRAY[v_name];
     v_cursors := ARRAY[c.cursor_position];
-    -- COLLATE "C": the primary key is the only index to plan with (see queen.refresh_ready, 015).
+    -- The key as a row range: only the primary key can read it (see queen.refresh_ready, 015).
     v_ctids := ARRAY(SELECT k.ctid FROM queen.consumers k
-                     WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group COLLATE "C");
+                     WHERE k.partition_id = p_partition_id
+                       AND (k.partition_id, k.consumer_group) >= (p_partition_id, p_group)
+                       AND (k.partition_id, k.consumer_group) <= (p_partition_id, p_group));
   ELSE
     v_absorb := queen.refresh_ready(p_queue_id, p_group, v_start, c_absorb_limit, false);
     v_more := v_absorb.more;
@@ -261,7 +263,9 @@ BEGIN
         FROM unnest(v_pids) WITH ORDINALITY AS u(pid, ord)
         CROSS JOIN LATERAL (
           SELECT k.cursor_position, k.ctid FROM queen.consumers k
-          WHERE k.partition_id = u.pid AND k.consumer_group = p_group COLLATE "C"
+          WHERE k.partition_id = u.pid
+            AND (k.partition_id, k.consumer_group) >= (u.pid, p_group)
+            AND (k.partition_id, k.consumer_group) <= (u.pid, p_group)
           OFFSET 0
         ) k;
       END IF;
@@ -275,8 +279,7 @@ BEGIN
       -- cursors), and lowers ready_to where no message at all is left above the cursor. Each write to
       -- queen.consumers finds its row by its ctid (read when it was locked, or again after prepare_claim
       -- rewrote it; no other transaction can move a locked row), so a generic plan made while the
-      -- table was empty cannot read every row of the group instead (see queen.refresh_ready); the group is
-      -- compared under COLLATE "C" so no index on it competes with that.
+      -- table was empty cannot read every row of the group instead (see queen.refresh_ready).
       RETURN QUERY
       WITH cand AS (
         -- One probe of the group's per-message states above each cursor: usually there are none, and then no
@@ -334,12 +337,12 @@ BEGIN
             last_served_at = greatest(v_now, k.last_served_at),
             batches_consumed = k.batches_consumed + 1
         FROM summary sm
-        WHERE k.ctid = sm.ct AND k.partition_id = sm.pid AND k.consumer_group = p_group COLLATE "C"
+        WHERE k.ctid = sm.ct AND k.partition_id = sm.pid AND k.consumer_group = p_group
         RETURNING k.partition_id
       ), emptied AS (
         UPDATE queen.consumers k SET ready_to = k.cursor_position
         FROM cand cd
-        WHERE k.ctid = cd.ct AND k.partition_id = cd.pid AND k.consumer_group = p_group COLLATE "C"
+        WHERE k.ctid = cd.ct AND k.partition_id = cd.pid AND k.consumer_group = p_group
           AND NOT EXISTS (SELECT 1 FROM scanned sc WHERE sc.pid = cd.pid)
         RETURNING k.partition_id
       )

@@ -90,8 +90,7 @@ BEGIN
     SET cursor_position = a.lease_to, lease_id = NULL, lease_expires_at = NULL, lease_to = NULL,
         total_consumed = k.total_consumed + a.cnt, last_consumed_at = v_now
     FROM applying a
-    -- COLLATE "C" (the same equality): no index on the group competes with the ctid (015, refresh_ready).
-    WHERE k.ctid = a.ct AND k.partition_id = a.pid AND k.consumer_group = a.g COLLATE "C"
+    WHERE k.ctid = a.ct AND k.partition_id = a.pid AND k.consumer_group = a.g
     RETURNING k.partition_id
   )
   SELECT e.k, a.k IS NOT NULL, a.qname, a.pname, a.drained

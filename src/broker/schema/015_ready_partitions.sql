@@ -190,23 +190,26 @@ BEGIN
       SELECT s.id, s.last_position, s.last_push_xid, s.first_cursor, c.ct IS NOT NULL AS has_row, c.ct
       FROM stamped s
       LEFT JOIN LATERAL (
-        -- COLLATE "C" (the same equality for text): the group may not be an index condition, so the primary
-        -- key by partition is the only index left to plan with; costed on an empty table, a read of the
-        -- whole consumers_served_idx by its second column looked as cheap.
+        -- The key as a range of (partition, group) rows, which only the primary key can read (and reads as
+        -- the one row): a plain "consumer_group = p_group", costed on an empty table, was planned as a read
+        -- of the whole consumers_served_idx by its second column. With the group under COLLATE "C" instead,
+        -- each lookup read the partition's row of every group.
         SELECT c.ctid AS ct, c.ready_to FROM queen.consumers c
-        WHERE c.partition_id = s.id AND c.consumer_group = p_group COLLATE "C"
+        WHERE c.partition_id = s.id
+          AND (c.partition_id, c.consumer_group) >= (s.id, p_group)
+          AND (c.partition_id, c.consumer_group) <= (s.id, p_group)
         OFFSET 0
       ) c ON true
       WHERE (c.ct IS NULL AND s.last_position > s.first_cursor) OR c.ready_to < s.last_position
     ), lockable AS (
       SELECT c.ctid AS ct, c.partition_id, b.last_position FROM behind b
       JOIN queen.consumers c ON c.ctid = b.ct
-      WHERE b.has_row AND c.partition_id = b.id AND c.consumer_group = p_group COLLATE "C"
+      WHERE b.has_row AND c.partition_id = b.id AND c.consumer_group = p_group
       FOR UPDATE OF c SKIP LOCKED
     ), raised AS (
       UPDATE queen.consumers k SET ready_to = greatest(k.ready_to, l.last_position)
       FROM lockable l
-      WHERE k.ctid = l.ct AND k.partition_id = l.partition_id AND k.consumer_group = p_group COLLATE "C"
+      WHERE k.ctid = l.ct AND k.partition_id = l.partition_id AND k.consumer_group = p_group
       RETURNING k.partition_id, coalesce(k.last_served_at, '-infinity'::timestamptz) AS key_at
     ), created AS (
       INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, start_at, cursor_position, ready_to)
