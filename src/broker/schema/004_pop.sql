@@ -114,7 +114,8 @@ DECLARE
   v_newest timestamptz;
   r record;
   v_prepared record;
-  c queen.consumers%ROWTYPE;
+  -- The consumer row of a one-partition pop, with its ctid (ct).
+  c record;
   -- Whether this pop changed durable state beyond leases (see the end).
   v_must_persist boolean := p_auto_ack;
 BEGIN
@@ -160,7 +161,7 @@ BEGIN
     END IF;
     -- A row leased since the read above is filtered before it is locked: a lock taken only to find a live
     -- lease would be held to the end of this pop and make the ack of that lease wait for it.
-    SELECT * INTO c FROM queen.consumers k
+    SELECT k.*, k.ctid AS ct INTO c FROM queen.consumers k
     WHERE k.partition_id = p_partition_id AND k.consumer_group = p_group
       AND (k.lease_id IS NULL OR k.lease_expires_at <= v_now)
     FOR UPDATE SKIP LOCKED;
@@ -173,6 +174,12 @@ BEGIN
       SELECT * INTO v_prepared FROM queen.prepare_claim(p_partition_id, p_group, v_now);
       c.cursor_position := v_prepared.cursor_position;
       v_must_persist := v_must_persist OR v_prepared.reclaimed;
+      -- prepare_claim may have rewritten the row. The key as a row range: only the primary key can read it
+      -- (see queen.refresh_ready, 015).
+      SELECT k.ctid INTO c.ct FROM queen.consumers k
+      WHERE k.partition_id = p_partition_id
+        AND (k.partition_id, k.consumer_group) >= (p_partition_id, p_group)
+        AND (k.partition_id, k.consumer_group) <= (p_partition_id, p_group);
     END IF;
     -- windowBuffer: the whole partition waits until its newest message is old enough (4.3).
     IF q.window_buffer_seconds > 0 AND v_newest > v_now - make_interval(secs => q.window_buffer_seconds) THEN
@@ -184,11 +191,7 @@ BEGIN
     v_pids := v_locked;
     v_names := ARRAY[v_name];
     v_cursors := ARRAY[c.cursor_position];
-    -- The key as a row range: only the primary key can read it (see queen.refresh_ready, 015).
-    v_ctids := ARRAY(SELECT k.ctid FROM queen.consumers k
-                     WHERE k.partition_id = p_partition_id
-                       AND (k.partition_id, k.consumer_group) >= (p_partition_id, p_group)
-                       AND (k.partition_id, k.consumer_group) <= (p_partition_id, p_group));
+    v_ctids := ARRAY[c.ct];
   ELSE
     v_absorb := queen.refresh_ready(p_queue_id, p_group, v_start, c_absorb_limit, false);
     v_more := v_absorb.more;
