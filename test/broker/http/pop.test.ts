@@ -117,13 +117,19 @@ describe('GET /api/v1/pop/queue/:queue', () => {
   })
 
   it('claims up to `partitions` partitions in one pop, grouped by partition, under one lease', async () => {
-    for (const partition of ['a', 'b', 'c']) await pushMany(broker, 'pop-multi', partition, 2)
+    const pushedTo = ['a', 'b "q"', 'c']
+    for (const [index, partition] of pushedTo.entries()) await pushMany(broker, 'pop-multi', partition, 2, index * 10)
     const body = await pop(broker, 'pop-multi', { batch: 10, partitions: 2 })
     expect(body.partitionsClaimed).toBe(2)
     expect(body.messages).toHaveLength(4)
     const partitions = body.messages.map((message: any) => message.partition)
     expect(new Set(partitions).size).toBe(2)
     expect(partitions[0]).toBe(partitions[1])
+    // Each message names the partition it was pushed to, and one id per partition.
+    for (const message of body.messages) expect(message.partition).toBe(pushedTo[Math.floor(message.data.n / 10)])
+    const ids = new Map(body.messages.map((message: any) => [message.partition, message.partitionId]))
+    expect(new Set(ids.values()).size).toBe(2)
+    expect(body.partitionId).toBe(ids.get(body.partition))
     expect(new Set(body.messages.map((message: any) => message.leaseId))).toEqual(new Set([body.leaseId]))
     const rest = await pop(broker, 'pop-multi', { batch: 10, partitions: 5 })
     expect(rest.messages).toHaveLength(2)

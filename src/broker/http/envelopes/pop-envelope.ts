@@ -1,16 +1,15 @@
-/** The pop answer on the wire (http-api.md 4.1, 4.2): the envelope of each {@link PopOutcome}. */
+/** The pop answer on the wire (http-api.md 4.1, 4.2): the JSON text of each {@link PopOutcome}. */
 import type { PopOutcome, PoppedMessage, PopRequest } from '../../engine/pop-engine.js'
-import { RawJson } from '../raw-json.js'
 
-/** The JSON body of a pop outcome; `undefined` for a 204 (pop-maintenance). */
-export function popEnvelope(request: PopRequest, outcome: PopOutcome): Record<string, unknown> | undefined {
+/** The JSON text of a pop outcome's body; `undefined` for a 204 (pop-maintenance). */
+export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | undefined {
   switch (outcome.kind) {
     case 'paused':
       return undefined
     case 'refused':
-      return { success: false, error: outcome.error, messages: [] }
+      return JSON.stringify({ success: false, error: outcome.error, messages: [] })
     case 'empty':
-      return {
+      return JSON.stringify({
         success: true,
         queue: request.queue,
         partition: request.partition ?? '',
@@ -18,9 +17,9 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): Record<st
         leaseId: null,
         consumerGroup: request.group,
         messages: [],
-      }
+      })
     case 'windowBuffer':
-      return {
+      return JSON.stringify({
         success: true,
         queue: request.queue,
         partition: outcome.partition,
@@ -29,18 +28,15 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): Record<st
         consumerGroup: request.group,
         messages: [],
         windowBufferActive: true,
-      }
+      })
     case 'messages':
-      return {
-        success: true,
-        queue: outcome.queue,
-        partition: outcome.partition,
-        partitionId: outcome.partitionId,
-        leaseId: outcome.leaseId,
-        consumerGroup: outcome.group,
-        messages: new RawJson(messagesJson(outcome.messages, outcome.leaseId, outcome.group)),
-        partitionsClaimed: outcome.partitionsClaimed,
-      }
+      return (
+        `{"success":true,"queue":${JSON.stringify(outcome.queue)},"partition":${JSON.stringify(outcome.partition)},` +
+        `"partitionId":${JSON.stringify(outcome.partitionId)},"leaseId":${JSON.stringify(outcome.leaseId)},` +
+        `"consumerGroup":${JSON.stringify(outcome.group)},"messages":` +
+        messagesJson(outcome.messages, outcome.leaseId, outcome.group) +
+        `,"partitionsClaimed":${outcome.partitionsClaimed}}`
+      )
   }
 }
 
@@ -48,32 +44,40 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): Record<st
  * `messages[]` of a pop answer (http-api.md 4.1) as JSON text, written directly: popped payloads arrive as
  * JSON text, and building an object per message only for JSON.stringify to walk it again was the largest
  * share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from
- * PostgreSQL in fixed formats that need no escaping; every other string goes through JSON.stringify.
+ * PostgreSQL in fixed formats that need no escaping; every other string goes through JSON.stringify. The
+ * fields that follow createdAt are the same for every message of a partition, so they are written once per
+ * partition (every piece appended is a string the young generation must hold until the answer is sent).
  */
 function messagesJson(rows: PoppedMessage[], leaseId: string, group: string): string {
   const groupJson = JSON.stringify(group)
+  let partitionId: string | null = null
   let queue: string | undefined
-  let queueJson = ''
-  let partition: string | null = null
-  let partitionJson = ''
-  const parts: string[] = []
-  for (const row of rows) {
-    if (row.queue !== queue) {
+  let tail = ''
+  let text = '['
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index]!
+    if (row.partition_id !== partitionId || row.queue !== queue || index === 0) {
+      partitionId = row.partition_id
       queue = row.queue
-      queueJson = JSON.stringify(queue)
-    }
-    if (row.partition_name !== partition) {
-      partition = row.partition_name
-      partitionJson = JSON.stringify(partition)
+      tail =
+        `","partitionId":"${row.partition_id}","partition":${JSON.stringify(row.partition_name)},` +
+        `"leaseId":"${leaseId}","consumerGroup":${groupJson},"queue":${JSON.stringify(queue)},"retryCount":`
     }
     const data = typeof row.payload === 'string' ? row.payload : (JSON.stringify(row.payload) ?? 'null')
-    parts.push(
-      `{"id":"${row.message_id}","transactionId":${JSON.stringify(row.transaction_id)},` +
-        `"traceId":${row.trace_id === null ? 'null' : `"${row.trace_id}"`},"data":${data},` +
-        `"producerSub":${JSON.stringify(row.producer_sub)},"createdAt":"${row.created_at}",` +
-        `"partitionId":"${row.partition_id}","partition":${partitionJson},"leaseId":"${leaseId}",` +
-        `"consumerGroup":${groupJson},"queue":${queueJson},"retryCount":${row.retry_count ?? 0}}`,
-    )
+    text +=
+      (index === 0 ? '{"id":"' : ',{"id":"') +
+      row.message_id +
+      '","transactionId":' +
+      JSON.stringify(row.transaction_id) +
+      (row.trace_id === null ? ',"traceId":null,"data":' : `,"traceId":"${row.trace_id}","data":`) +
+      data +
+      ',"producerSub":' +
+      JSON.stringify(row.producer_sub) +
+      ',"createdAt":"' +
+      row.created_at +
+      tail +
+      (row.retry_count ?? 0) +
+      '}'
   }
-  return `[${parts.join(',')}]`
+  return text + ']'
 }
