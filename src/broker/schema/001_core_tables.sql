@@ -96,6 +96,9 @@ CREATE TABLE IF NOT EXISTS queen.consumers (
   PRIMARY KEY (partition_id, consumer_group)
 ) WITH (fillfactor = 50);
 CREATE INDEX IF NOT EXISTS consumers_lease_idx ON queen.consumers (lease_id) WHERE lease_id IS NOT NULL;
+-- Leases by expiry, for the reclaim cycle (queen.reclaim_expired_leases): it reads the expired ones alone. In
+-- primary-key order it walked every consumer row of every queue once a second to find a few (issue 22).
+CREATE INDEX IF NOT EXISTS consumers_lease_expiry_idx ON queen.consumers (lease_expires_at) WHERE lease_id IS NOT NULL;
 -- The rows of a queue, or of one group on a queue, and the group's last serve on a queue (namespace pops
 -- order queues by it) without reading every row. One index rather than one per use: every pop and ack
 -- updates a consumer row without HOT (lease_id is indexed), so each index costs an insert per update

@@ -203,3 +203,42 @@ describe('plans made on an empty messages table', () => {
     expect(repeatedArrayReads).toEqual([])
   })
 })
+
+describe('the lease-reclaim cycle', () => {
+  it('reads only the expired leases, however many consumer rows and live leases there are', async () => {
+    const db = testDatabase.client()
+    const queueId = randomUUID()
+    // 20,000 consumer rows of a queue, 5,000 of them leased for another hour, two expired a minute ago;
+    // analyzed while a quarter of the rows is leased, as during a busy drain.
+    await db.query(
+      `INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, lease_id, lease_expires_at, lease_to)
+       SELECT gen_random_uuid(), 'reclaim', $1, CASE WHEN n <= 5000 THEN gen_random_uuid() END,
+              CASE WHEN n <= 5000 THEN now() + interval '1 hour' END, CASE WHEN n <= 5000 THEN 1 END
+       FROM generate_series(1, 20000) AS n`,
+      [queueId],
+    )
+    await db.query(
+      `INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, lease_id, lease_expires_at, lease_to)
+       SELECT gen_random_uuid(), 'reclaim', $1, gen_random_uuid(), now() - interval '1 minute' * n, 0
+       FROM generate_series(1, 2) AS n`,
+      [queueId],
+    )
+    await db.query('ANALYZE queen.consumers')
+    try {
+      let reclaimed: { partition_id: string }[] = []
+      const used = await allPlansOf(async () => {
+        reclaimed = (await db.query('SELECT * FROM queen.reclaim_expired_leases(100)')).rows
+      }, true)
+      expect(reclaimed).toHaveLength(2)
+      const scans = scansOf(used, 'consumers').filter((scan) => /lease_expires_at/.test(scan))
+      expect(scans.length).toBeGreaterThan(0)
+      // Read by expiry: the two expired rows, not a walk over the live leases or every row.
+      for (const scan of scans) {
+        expect(scan).toMatch(/using consumers_lease_expiry_idx/)
+        expect(scan).toMatch(/actual time=\S+ rows=2 loops=1\) \| Index Cond: \(lease_expires_at <=/)
+      }
+    } finally {
+      await db.query(`DELETE FROM queen.consumers WHERE queue_id = $1`, [queueId])
+    }
+  })
+})
