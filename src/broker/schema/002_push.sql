@@ -217,7 +217,7 @@ CREATE OR REPLACE FUNCTION queen.push_batch(
   p_traces uuid[], p_subs text[], p_encrypted boolean[], p_payloads jsonb, p_replay boolean DEFAULT false,
   p_accepted timestamptz[] DEFAULT NULL)
 RETURNS TABLE (idx integer, status text, message_id uuid, partition_id uuid, error text)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $fn$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := clock_timestamp();

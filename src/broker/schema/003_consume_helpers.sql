@@ -168,7 +168,7 @@ $fn$;
 -- taken while many rows were leased must not turn it into a read of the whole table).
 CREATE OR REPLACE FUNCTION queen.reclaim_expired_leases(p_limit integer)
 RETURNS TABLE (queue_id uuid, partition_id uuid, consumer_group text, failures integer, dead_lettered integer)
-LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $fn$
 #variable_conflict use_column
 DECLARE
   -- A value, not clock_timestamp() itself: a volatile call cannot bound an index scan.

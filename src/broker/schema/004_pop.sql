@@ -66,12 +66,17 @@ $fn$;
 -- kept until an analyze invalidates it, and one made while queen.messages was freshly vacuumed empty read
 -- the whole table on every pop as it grew again (measured: 28-34 ms per pop of 100 from 30 000 messages
 -- instead of 1.3-1.5 ms, until autovacuum's next analyze). Every read here is by key.
+-- jit = off, here and in every function that disables a plan node: a disabled node that nothing can replace
+-- (a sort) still runs, estimated at 10^10, far above jit_above_cost, so a PostgreSQL built with LLVM (Debian's
+-- and the PGDG packages, jit = on by default) compiled the statement on every call: 0.9 s per pop of 100 on
+-- PostgreSQL 15, for statements that then ran in 2 ms. These statements are short; JIT never pays off here.
 CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue_id uuid, p_partition_id uuid, p_group text, p_batch integer,
                                               p_max_partitions integer, p_lease_id uuid, p_auto_ack boolean,
                                               p_sub_mode text, p_sub_from timestamptz)
 RETURNS TABLE (kind text, partition_id uuid, partition_name text, message_id uuid, transaction_id text, trace_id uuid,
                payload jsonb, is_encrypted boolean, producer_sub text, created_at text, retry_count integer)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_sort = off AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_sort = off
+  SET jit = off AS $fn$
 -- enable_sort = off: candidate reads must walk consumers_ready_key_idx in its order; costed on an empty table
 -- (the generic plan keeps the statistics of its first use), reading every row of the group through another
 -- index and sorting them looked as cheap. Sorts no plan can avoid (the answer's order) are still made.

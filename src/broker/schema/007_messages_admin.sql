@@ -61,7 +61,7 @@ CREATE OR REPLACE FUNCTION queen.partition_newest_messages(p_partition_id uuid, 
                                                            p_status text, p_limit bigint)
 RETURNS TABLE (m_id uuid, m_position bigint, m_transaction_id text, m_trace_id uuid, m_producer_sub text,
                m_created_at timestamptz, m_status text)
-LANGUAGE plpgsql STABLE SET enable_bitmapscan = off SET enable_sort = off AS $fn$
+LANGUAGE plpgsql STABLE SET enable_bitmapscan = off SET enable_sort = off SET jit = off AS $fn$
 DECLARE
   r record;
   v_found bigint := 0;

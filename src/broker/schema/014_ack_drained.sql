@@ -28,7 +28,7 @@ DROP FUNCTION IF EXISTS queen.ack_leases_drained(uuid[], text[], uuid[], integer
 CREATE OR REPLACE FUNCTION queen.ack_leases_drained(p_pids uuid[], p_groups text[], p_leases uuid[],
                                                     p_counts integer[], p_txs text[], p_tenants text[] DEFAULT NULL)
 RETURNS TABLE (ord integer, applied boolean, queue_name text, partition_name text, drained boolean)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $fn$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := clock_timestamp();

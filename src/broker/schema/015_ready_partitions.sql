@@ -86,7 +86,8 @@ DROP FUNCTION IF EXISTS queen.absorb_pushes(uuid, text, timestamptz, integer, bo
 CREATE OR REPLACE FUNCTION queen.refresh_ready(p_queue_id uuid, p_group text, p_start timestamptz, p_limit integer,
                                                p_wait boolean, OUT absorbed boolean, OUT more boolean,
                                                OUT scan_at timestamptz, OUT scan_pid uuid)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_sort = off AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_sort = off
+  SET jit = off AS $fn$
 -- The generic plans here are made with the statistics of their first use, often an empty consumers table.
 -- So every read of queen.consumers by partition is pinned to one lookup per partition: a LATERAL subquery
 -- with OFFSET 0 (a primary-key read per stamped partition), then the ctid of the row read there. Otherwise
