@@ -125,12 +125,10 @@ const MAX_PARAM_LENGTH = 4096
 function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('X-Request-Id', request.id)
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void reply
-      .code(414)
-      .send({
-        error: `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`,
-        code: 'QUEEN_ERR_VALIDATION',
-      })
+    void reply.code(414).send({
+      error: `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`,
+      code: 'QUEEN_ERR_VALIDATION',
+    })
     return
   }
   if (error.code === 'FST_ERR_BAD_URL') {

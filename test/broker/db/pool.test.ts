@@ -26,6 +26,11 @@ describe('the broker pool', () => {
       `SELECT current_setting('jit') AS jit, current_setting('statement_timeout') AS statement_timeout,
               current_setting('lock_timeout') AS lock_timeout, current_setting('application_name') AS name`,
     )
-    expect(rows[0]).toEqual({ jit: 'off', statement_timeout: '12345ms', lock_timeout: '2345ms', name: 'queen-pool-test' })
+    expect(rows[0]).toEqual({
+      jit: 'off',
+      statement_timeout: '12345ms',
+      lock_timeout: '2345ms',
+      name: 'queen-pool-test',
+    })
   })
 })
