@@ -241,12 +241,14 @@ describe('the lease-reclaim cycle', () => {
        FROM generate_series(1, 20000) AS n`,
       [queueId],
     )
-    await db.query(
-      `INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, lease_id, lease_expires_at, lease_to)
-       SELECT gen_random_uuid(), 'reclaim', $1, gen_random_uuid(), now() - interval '1 minute' * n, 0
-       FROM generate_series(1, 2) AS n`,
-      [queueId],
-    )
+    const expireTwo = () =>
+      db.query(
+        `INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, lease_id, lease_expires_at, lease_to)
+         SELECT gen_random_uuid(), 'reclaim', $1, gen_random_uuid(), now() - interval '1 minute' * n, 0
+         FROM generate_series(1, 2) AS n`,
+        [queueId],
+      )
+    await expireTwo()
     await db.query('ANALYZE queen.consumers')
     try {
       let reclaimed: { partition_id: string }[] = []
@@ -254,16 +256,36 @@ describe('the lease-reclaim cycle', () => {
         reclaimed = (await db.query('SELECT * FROM queen.reclaim_expired_leases(100)')).rows
       }, true)
       expect(reclaimed).toHaveLength(2)
-      expect(await jitCompiledStatements(used)).toEqual([])
-      const scans = scansOf(used, 'consumers').filter((scan) => /lease_expires_at/.test(scan))
-      expect(scans.length).toBeGreaterThan(0)
-      // Read by expiry: the two expired rows, not a walk over the live leases or every row.
-      for (const scan of scans) {
-        expect(scan).toMatch(/using consumers_lease_expiry_idx/)
-        expect(scan).toMatch(/actual time=\S+ rows=2 loops=1\) \| Index Cond: \(lease_expires_at <=/)
+      // The broker's sessions soon run the cycle with the generic plan: the same read, its bound a parameter.
+      await expireTwo()
+      await db.query('SET plan_cache_mode = force_generic_plan')
+      const generic = await allPlansOf(async () => {
+        reclaimed = (await db.query('SELECT * FROM queen.reclaim_expired_leases(100)')).rows
+      }, true)
+      await db.query('RESET plan_cache_mode')
+      expect(reclaimed).toHaveLength(2)
+      for (const plans of [used, generic]) {
+        const scans = scansOf(plans, 'consumers').filter((scan) => /lease_expires_at/.test(scan))
+        expect(scans.length).toBeGreaterThan(0)
+        // Read by expiry: the two expired rows, not a walk over the live leases or every row.
+        for (const scan of scans) {
+          expect(scan).toMatch(/using consumers_lease_expiry_idx/)
+          expect(scan).toMatch(/actual time=\S+ rows=2 loops=1\) \| Index Cond: \(lease_expires_at <=/)
+        }
       }
     } finally {
       await db.query(`DELETE FROM queen.consumers WHERE queue_id = $1`, [queueId])
     }
+  })
+})
+
+describe('functions that disable a plan node', () => {
+  it('also turn JIT off, since the node they keep is estimated far above jit_above_cost', async () => {
+    const { rows } = await testDatabase.client().query<{ name: string; config: string[] }>(
+      `SELECT p.proname AS name, p.proconfig AS config FROM pg_proc p
+       WHERE p.pronamespace = 'queen'::regnamespace AND p.proconfig::text LIKE '%enable\\_%=off%'`,
+    )
+    expect(rows.length).toBeGreaterThanOrEqual(6)
+    expect(rows.filter((row) => !row.config.includes('jit=off')).map((row) => row.name)).toEqual([])
   })
 })
