@@ -50,13 +50,14 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | 
  */
 function messagesJson(rows: PoppedMessage[], leaseId: string, group: string): string {
   const groupJson = JSON.stringify(group)
-  let partitionId: string | null = null
+  // undefined before the first row, so its fields are always written.
+  let partitionId: string | null | undefined
   let queue: string | undefined
   let tail = ''
   let text = '['
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index]!
-    if (row.partition_id !== partitionId || row.queue !== queue || index === 0) {
+    if (row.partition_id !== partitionId || row.queue !== queue) {
       partitionId = row.partition_id
       queue = row.queue
       tail =
