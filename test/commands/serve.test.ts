@@ -5,7 +5,8 @@
  */
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { chmod, rm } from 'node:fs/promises'
+import { chmod, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createTestDatabase } from '../support/database.js'
@@ -123,6 +124,36 @@ describe('queenctl serve on an external PostgreSQL', () => {
         }
       })
     } finally {
+      await dropDatabase(database)
+    }
+  })
+
+  it('logs the spool line again, with the temp directory, when the configured spool directory is unusable', async () => {
+    const database = await createTestDatabase('serve_spool_fallback')
+    const base = await tempDir('spool-blocked')
+    // A directory that cannot be created, even by root: its parent is a regular file.
+    await writeFile(path.join(base, 'file'), '')
+    const configured = path.join(base, 'file', 'spool')
+    const serverId = `serve-fallback-${process.pid}`
+    const fallbackDir = path.join(tmpdir(), `queen-spool-${serverId}`)
+    try {
+      const serve = await startServe({ ...pgEnv(database), FILE_BUFFER_DIR: configured, QUEEN_SERVER_ID: serverId })
+      try {
+        const lines = serve.process.stdout().split('\n')
+        const block = lineIndex(lines, /config: spool\s/)
+        const corrected = lineIndex(lines, new RegExp(`config: spool\\s+dir=${fallbackDir} fallback=yes `))
+        expect(lines[block], serve.process.stdout()).toContain(`dir=${configured}`)
+        expect(corrected, serve.process.stdout()).toBeGreaterThan(block)
+        expect(lines[corrected]).toMatch(/\bWARN\b/)
+        expect(existsSync(fallbackDir)).toBe(true)
+        serve.process.child.kill('SIGTERM')
+        expect((await serve.process.exited(10_000)).code).toBe(0)
+      } finally {
+        await serve.process.kill()
+      }
+    } finally {
+      await rm(base, { recursive: true, force: true })
+      await rm(fallbackDir, { recursive: true, force: true })
       await dropDatabase(database)
     }
   })

@@ -34,10 +34,26 @@ function fields(pairs: Record<string, FieldValue>): string {
     .join(' ')
 }
 
+const line = (area: string, pairs: Record<string, FieldValue>) => `config: ${area.padEnd(9)} ${fields(pairs)}`
+
+/**
+ * The `config: spool` line. The block is logged before the spool opens, so the spool part logs this line
+ * again with the directory in use when it had to fall back (operations.md 7.1).
+ */
+export function spoolConfigLine(spool: BrokerConfig['spool'], inUse?: EffectiveConfigExtras['spool']): string {
+  return line('spool', {
+    dir: inUse?.dir ?? spool.dir,
+    fallback: inUse?.fallback ? 'yes' : 'no',
+    max_bytes: spool.maxBytes,
+    events_per_file: spool.eventsPerFile,
+    flush_ms: spool.flushMs,
+    replay_batch: spool.maxBatch,
+  })
+}
+
 /** The `config: <area> ...` lines of operations.md 4.1, secrets redacted. */
 export function effectiveConfigLines(config: BrokerConfig, extras: EffectiveConfigExtras): string[] {
   const { pg, spool, mesh, auth } = config
-  const line = (area: string, pairs: Record<string, FieldValue>) => `config: ${area.padEnd(9)} ${fields(pairs)}`
   const where =
     pg.host === undefined
       ? { mode: 'embedded', dir: config.dataDir, port: config.embeddedPgPort === 0 ? 'auto' : config.embeddedPgPort }
@@ -75,14 +91,7 @@ export function effectiveConfigLines(config: BrokerConfig, extras: EffectiveConf
       tenancy_claim: config.tenancy.claim,
       test_hooks: config.testHooks ? 'on' : 'off',
     }),
-    line('spool', {
-      dir: extras.spool?.dir ?? spool.dir,
-      fallback: extras.spool?.fallback ? 'yes' : 'no',
-      max_bytes: spool.maxBytes,
-      events_per_file: spool.eventsPerFile,
-      flush_ms: spool.flushMs,
-      replay_batch: spool.maxBatch,
-    }),
+    spoolConfigLine(spool, extras.spool),
     line('mesh', {
       port: mesh.port,
       peers: mesh.peers.length > 0 ? mesh.peers.join(',') : { marker: '<none>' },

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
+import { spoolConfigLine } from '../config/effective-lines.js'
 import { Spool } from '../spool/spool.js'
 import { SpoolLockedError } from '../spool/spool-directory.js'
 import { BootError } from './boot-error.js'
@@ -49,6 +50,8 @@ async function spoolPart(app: FastifyInstance, { config, log, enabled }: SpoolPa
     throw new BootError((error as Error).message, error instanceof SpoolLockedError ? 1 : 2, { cause: error })
   }
   app.decorate('spool', spool)
+  const dir = spool.dir
+  if (spool.onFallback && dir !== undefined) log.warn(spoolConfigLine(config.spool, { dir, fallback: true }))
   // Seal the active segment (fsync, rename, fsync the directory).
   app.addHook('onClose', async () => {
     await spool.close().catch((error: unknown) => log.error({ err: error }, 'spool seal failed'))

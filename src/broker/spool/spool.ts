@@ -112,6 +112,11 @@ export class Spool {
     return this.directory?.dir
   }
 
+  /** True when the configured directory could not be used and the OS temp directory is used instead. */
+  get onFallback(): boolean {
+    return this.directory?.fallback === true
+  }
+
   /** Current state. */
   get state(): SpoolState {
     if (!this.directory) return 'unwritable'
