@@ -97,8 +97,16 @@ export async function runQueryRawJson<Row extends pg.QueryResultRow>(
   return result.rows
 }
 
-/** Runs `work` inside BEGIN/COMMIT on one pooled connection; rolls back when it throws. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` inside BEGIN/COMMIT on one pooled connection; rolls back when it throws. With `discardIf`
+ * returning true at the end, the connection is closed rather than returned to the pool (a cancel sent to it
+ * may not have landed yet).
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  options: { discardIf?: () => boolean } = {},
+): Promise<T> {
   const client = await pool.connect()
   // A connection whose rollback failed may still be inside the transaction: closed, not returned to the pool.
   let broken: Error | undefined
@@ -113,7 +121,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     })
     throw error
   } finally {
-    client.release(broken)
+    client.release(broken ?? (options.discardIf?.() ? new Error('connection discarded') : undefined))
   }
 }
 

@@ -3,6 +3,10 @@
  * jitter; an error is logged and the loop continues; `stop()` waits for the running cycle. A loop made with
  * `durationFactor` also waits that many times its last cycle's duration when that is longer than the
  * interval, so a cycle whose cost grows with the data never runs back to back with the next one.
+ *
+ * `stop()` aborts the signal the running cycle was given: work that is one long statement (the stats
+ * refresh) cuts it there rather than hold a shutdown for as long as the data makes it run; batched work ends
+ * after its current batch and may ignore the signal.
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
@@ -31,18 +35,19 @@ export interface BackgroundLoopOptions {
 export class BackgroundLoop implements BackgroundService {
   readonly name: string
   private readonly intervalMs: number
-  private readonly work: () => Promise<void>
+  private readonly work: (signal: AbortSignal) => Promise<void>
   private readonly log: Logger
   private readonly durationFactor: number
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private stopped = true
   private lastDurationMs = 0
+  private abort = new AbortController()
 
   constructor(
     name: string,
     intervalMs: number,
-    work: () => Promise<void>,
+    work: (signal: AbortSignal) => Promise<void>,
     log: Logger,
     options: BackgroundLoopOptions = {},
   ) {
@@ -57,6 +62,7 @@ export class BackgroundLoop implements BackgroundService {
   start(): void {
     if (!this.stopped) return
     this.stopped = false
+    if (this.abort.signal.aborted) this.abort = new AbortController()
     this.schedule()
   }
 
@@ -64,14 +70,17 @@ export class BackgroundLoop implements BackgroundService {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
+    this.abort.abort()
     await this.running
   }
 
   async runOnce(): Promise<void> {
+    const signal = this.abort.signal
     try {
-      await this.work()
+      await this.work(signal)
     } catch (error) {
-      this.log.error({ err: error }, 'background cycle failed')
+      if (signal.aborted) this.log.info({ err: error }, 'background cycle cut by stop')
+      else this.log.error({ err: error }, 'background cycle failed')
     } finally {
       cycleEvents.emit('cycle', this.name)
     }

@@ -48,17 +48,46 @@ interface RefreshRow {
  */
 export const STATS_REFRESH_TIMEOUT_MS = 600_000
 
-/** Recomputes the snapshot now, or reports that another instance is doing it. */
-export async function refreshStatsSnapshot(pool: pg.Pool): Promise<StatsRefreshResult> {
-  const row = await inTransaction(pool, async (client) => {
-    await client.query(`SET LOCAL statement_timeout = ${STATS_REFRESH_TIMEOUT_MS}`)
-    // pg reads a per-query query_timeout (the pool's own is DB_STATEMENT_TIMEOUT + 1 s); its types omit it.
-    const query: pg.QueryConfig & { query_timeout: number } = {
-      text: SQL.statsRefresh,
-      query_timeout: STATS_REFRESH_TIMEOUT_MS + 1000,
-    }
-    return (await client.query<RefreshRow>(query)).rows[0]
-  })
+/**
+ * Recomputes the snapshot now, or reports that another instance is doing it. An abort of `signal` cancels
+ * the refresh where it runs (pg_cancel_backend): the stats loop aborts it at shutdown, so a refresh that
+ * recomputes every partition of a large database does not hold the drain for QUEEN_SHUTDOWN_TIMEOUT_MS and
+ * then go on running in PostgreSQL after the broker has gone. Nothing is lost: the next refresh starts from
+ * the last committed one. A connection that was cancelled is closed, never handed to a request, in case the
+ * cancel landed on its next statement.
+ */
+export async function refreshStatsSnapshot(pool: pg.Pool, signal?: AbortSignal): Promise<StatsRefreshResult> {
+  signal?.throwIfAborted()
+  let cancelled = false
+  let backendPid: number | undefined
+  const cancel = () => {
+    cancelled = true
+    if (backendPid !== undefined) pool.query('SELECT pg_cancel_backend($1)', [backendPid]).catch(() => undefined)
+  }
+  signal?.addEventListener('abort', cancel, { once: true })
+  try {
+    const row = await inTransaction(
+      pool,
+      async (client) => {
+        backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid
+        signal?.throwIfAborted()
+        await client.query(`SET LOCAL statement_timeout = ${STATS_REFRESH_TIMEOUT_MS}`)
+        // pg reads a per-query query_timeout (the pool's own is DB_STATEMENT_TIMEOUT + 1 s); its types omit it.
+        const query: pg.QueryConfig & { query_timeout: number } = {
+          text: SQL.statsRefresh,
+          query_timeout: STATS_REFRESH_TIMEOUT_MS + 1000,
+        }
+        return (await client.query<RefreshRow>(query)).rows[0]
+      },
+      { discardIf: () => cancelled },
+    )
+    return countsOf(row)
+  } finally {
+    signal?.removeEventListener('abort', cancel)
+  }
+}
+
+function countsOf(row: RefreshRow | undefined): StatsRefreshResult {
   if (!row?.acquired) return { skipped: true }
   return {
     skipped: false,
@@ -76,8 +105,8 @@ export async function refreshStatsSnapshot(pool: pg.Pool): Promise<StatsRefreshR
 
 /** What one cycle does, supplied by the observability factory. */
 export interface StatsCycle {
-  /** Refreshes the snapshot and reloads this replica's copy. */
-  refresh(): Promise<StatsRefreshResult>
+  /** Refreshes the snapshot and reloads this replica's copy; an abort of `signal` cancels the refresh. */
+  refresh(signal?: AbortSignal): Promise<StatsRefreshResult>
   /** Called after every cycle (closes the window of the per-second rates of GET /metrics). */
   afterCycle(): void
 }
@@ -101,8 +130,8 @@ export function statsRefreshJob(cycle: StatsCycle, intervalMs: number, log: Logg
   return new BackgroundLoop(
     'stats',
     intervalMs,
-    async () => {
-      const result = await cycle.refresh()
+    async (signal) => {
+      const result = await cycle.refresh(signal)
       cycle.afterCycle()
       if (result.skipped) log.debug({ reason: 'another_instance_running' }, 'stats refresh skipped')
     },

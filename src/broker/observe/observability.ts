@@ -95,8 +95,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   const unobserve = metrics.observe(events)
   const sampler = new SystemSampler(pool, waiters)
 
-  const refreshStats = async (): Promise<StatsRefreshResult> => {
-    const result = await refreshStatsSnapshot(pool)
+  const refreshStats = async (signal?: AbortSignal): Promise<StatsRefreshResult> => {
+    const result = await refreshStatsSnapshot(pool, signal)
     await stats.reload(pool)
     return result
   }

@@ -49,6 +49,50 @@ describe('BackgroundLoop pacing', () => {
   })
 })
 
+describe('BackgroundLoop stop', () => {
+  it('aborts the signal of the running cycle, so a cycle that honours it ends the stop at once', async () => {
+    let started = false
+    const loop = new BackgroundLoop(
+      'long',
+      10,
+      (signal) =>
+        new Promise<void>((_resolve, reject) => {
+          started = true
+          signal.addEventListener('abort', () => reject(new Error('cut')), { once: true })
+        }),
+      pino({ enabled: false }),
+    )
+    loop.start()
+    for (let tries = 0; tries < 300 && !started; tries++) await sleep(10)
+    expect(started).toBe(true)
+    const stopping = performance.now()
+    await loop.stop()
+    expect(performance.now() - stopping).toBeLessThan(500)
+  })
+
+  it('gives the cycles of a restarted loop a signal that is not aborted', async () => {
+    const seen: boolean[] = []
+    const loop = new BackgroundLoop(
+      'restarted',
+      10,
+      (signal) => {
+        seen.push(signal.aborted)
+        return Promise.resolve()
+      },
+      pino({ enabled: false }),
+    )
+    loop.start()
+    for (let tries = 0; tries < 300 && seen.length === 0; tries++) await sleep(10)
+    await loop.stop()
+    const before = seen.length
+    loop.start()
+    for (let tries = 0; tries < 300 && seen.length === before; tries++) await sleep(10)
+    await loop.stop()
+    expect(seen.length).toBeGreaterThan(before)
+    expect(seen.every((aborted) => !aborted)).toBe(true)
+  })
+})
+
 describe('stats refresh loop', () => {
   it('pauses STATS_REFRESH_DURATION_FACTOR times a slow refresh, so refreshes take at most a fifth of the time', async () => {
     expect(STATS_REFRESH_DURATION_FACTOR).toBe(4)
