@@ -101,6 +101,9 @@ describe('queenctl serve on an external PostgreSQL', () => {
             serve.process.stdout(),
           ).toEqual(order)
 
+          // Nothing on stderr for the operator to wonder about (a pg deprecation warning was printed once).
+          expect(serve.process.stderr()).toBe('')
+
           const health = await http(serve, 'GET', '/health')
           expect(health.status).toBe(200)
           expect(health.body.status).toBe('healthy')
