@@ -101,9 +101,6 @@ describe('queenctl serve on an external PostgreSQL', () => {
             serve.process.stdout(),
           ).toEqual(order)
 
-          // Nothing on stderr for the operator to wonder about (a pg deprecation warning was printed once).
-          expect(serve.process.stderr()).toBe('')
-
           const health = await http(serve, 'GET', '/health')
           expect(health.status).toBe(200)
           expect(health.body.status).toBe('healthy')
@@ -123,6 +120,9 @@ describe('queenctl serve on an external PostgreSQL', () => {
 
           serve.process.child.kill('SIGTERM')
           expect((await serve.process.exited(10_000)).code).toBe(0)
+          // Nothing on stderr for the operator to wonder about, from boot to exit (a pg deprecation warning
+          // was printed at every boot).
+          expect(serve.process.stderr()).toBe('')
         } finally {
           await serve.process.kill()
         }
@@ -141,7 +141,13 @@ describe('queenctl serve on an external PostgreSQL', () => {
     const serverId = `serve-fallback-${process.pid}`
     const fallbackDir = path.join(tmpdir(), `queen-spool-${serverId}`)
     try {
-      const serve = await startServe({ ...pgEnv(database), FILE_BUFFER_DIR: configured, QUEEN_SERVER_ID: serverId })
+      // TMPDIR as this process sees it, so the child falls back where fallbackDir says.
+      const serve = await startServe({
+        ...pgEnv(database),
+        FILE_BUFFER_DIR: configured,
+        QUEEN_SERVER_ID: serverId,
+        TMPDIR: tmpdir(),
+      })
       try {
         const lines = serve.process.stdout().split('\n')
         const block = lineIndex(lines, /config: spool\s/)
@@ -202,7 +208,7 @@ describe('queenctl serve on an external PostgreSQL', () => {
           const shutdownMs = performance.now() - signalled
           expect(exit.code, serve.process.stdout()).toBe(0)
           // Without the cancel the drain waits for the refresh until QUEEN_SHUTDOWN_TIMEOUT_MS and exits 2.
-          expect(shutdownMs).toBeLessThan(3_000)
+          expect(shutdownMs).toBeLessThan(5_000)
           // Cancelled in PostgreSQL too, not left running after the broker has gone.
           await until('the refresh to end in PostgreSQL', async () => (await count(refreshing)) === 0)
         } finally {

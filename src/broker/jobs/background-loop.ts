@@ -79,7 +79,8 @@ export class BackgroundLoop implements BackgroundService {
     try {
       await this.work(signal)
     } catch (error) {
-      if (signal.aborted) this.log.info({ err: error }, 'background cycle cut by stop')
+      // Only the abort itself is expected; any other failure, even during a stop, is an error.
+      if (signal.aborted && error === signal.reason) this.log.info('background cycle cut by stop')
       else this.log.error({ err: error }, 'background cycle failed')
     } finally {
       cycleEvents.emit('cycle', this.name)

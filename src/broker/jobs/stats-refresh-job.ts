@@ -48,30 +48,49 @@ interface RefreshRow {
  */
 export const STATS_REFRESH_TIMEOUT_MS = 600_000
 
+/** How often a cancel is sent again while the refresh has not ended (one sent between statements is ignored). */
+const CANCEL_REPEAT_MS = 500
+
 /**
  * Recomputes the snapshot now, or reports that another instance is doing it. An abort of `signal` cancels
- * the refresh where it runs (pg_cancel_backend): the stats loop aborts it at shutdown, so a refresh that
- * recomputes every partition of a large database does not hold the drain for QUEEN_SHUTDOWN_TIMEOUT_MS and
- * then go on running in PostgreSQL after the broker has gone. Nothing is lost: the next refresh starts from
- * the last committed one. A connection that was cancelled is closed, never handed to a request, in case the
- * cancel landed on its next statement.
+ * the refresh where it runs (pg_cancel_backend, repeated until the transaction has ended) and the call
+ * rejects with `signal.reason`: the stats loop aborts it at shutdown, so a refresh that recomputes every
+ * partition of a large database does not hold the drain for QUEEN_SHUTDOWN_TIMEOUT_MS and then go on
+ * running in PostgreSQL after the broker has gone. Nothing is lost: the next refresh starts from the last
+ * committed one. A connection that was cancelled is closed, never returned to the pool, in case a cancel
+ * landed on its next statement; none is sent once the connection has left the transaction.
  */
-export async function refreshStatsSnapshot(pool: pg.Pool, signal?: AbortSignal): Promise<StatsRefreshResult> {
+export async function refreshStatsSnapshot(
+  pool: pg.Pool,
+  signal?: AbortSignal,
+  log?: Logger,
+): Promise<StatsRefreshResult> {
   signal?.throwIfAborted()
   let cancelled = false
   let backendPid: number | undefined
+  let repeat: NodeJS.Timeout | undefined
+  const sendCancel = () => {
+    if (backendPid === undefined) return
+    pool.query('SELECT pg_cancel_backend($1)', [backendPid]).catch((error: unknown) => {
+      log?.warn({ err: error, pid: backendPid }, 'stats refresh: the cancel could not be sent')
+    })
+  }
   const cancel = () => {
     cancelled = true
-    if (backendPid !== undefined) pool.query('SELECT pg_cancel_backend($1)', [backendPid]).catch(() => undefined)
+    sendCancel()
+    repeat = setInterval(sendCancel, CANCEL_REPEAT_MS)
   }
   signal?.addEventListener('abort', cancel, { once: true })
   try {
     const row = await inTransaction(
       pool,
       async (client) => {
-        backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid
+        // One round trip: the backend to cancel, and the refresh's own statement timeout.
+        const session = await client.query<{ pid: number }>(
+          `SELECT pg_backend_pid() AS pid, set_config('statement_timeout', '${STATS_REFRESH_TIMEOUT_MS}', true)`,
+        )
+        backendPid = session.rows[0]?.pid
         signal?.throwIfAborted()
-        await client.query(`SET LOCAL statement_timeout = ${STATS_REFRESH_TIMEOUT_MS}`)
         // pg reads a per-query query_timeout (the pool's own is DB_STATEMENT_TIMEOUT + 1 s); its types omit it.
         const query: pg.QueryConfig & { query_timeout: number } = {
           text: SQL.statsRefresh,
@@ -79,11 +98,23 @@ export async function refreshStatsSnapshot(pool: pg.Pool, signal?: AbortSignal):
         }
         return (await client.query<RefreshRow>(query)).rows[0]
       },
-      { discardIf: () => cancelled },
+      {
+        // Read as the connection leaves the transaction: from here on no cancel may reach it.
+        discardIf: () => {
+          backendPid = undefined
+          clearInterval(repeat)
+          return cancelled
+        },
+      },
     )
     return countsOf(row)
+  } catch (error) {
+    // Cancelled at shutdown: the caller sees the abort, not the statement's cancel error.
+    if (cancelled && signal) throw signal.reason
+    throw error
   } finally {
     signal?.removeEventListener('abort', cancel)
+    clearInterval(repeat)
   }
 }
 

@@ -96,7 +96,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   const sampler = new SystemSampler(pool, waiters)
 
   const refreshStats = async (signal?: AbortSignal): Promise<StatsRefreshResult> => {
-    const result = await refreshStatsSnapshot(pool, signal)
+    const result = await refreshStatsSnapshot(pool, signal, log)
     await stats.reload(pool)
     return result
   }
