@@ -75,6 +75,32 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
  */
 export async function serveBroker({ config, warnings, infos }: ResolvedConfig): Promise<RunningBroker> {
   const log = createLogger({ level: config.log.level, json: config.log.json, serverId: config.serverId })
+  // Signals are handled from the start: one that arrives while the broker boots (before or just after its
+  // `listening` line) drains it once it is up instead of killing the process mid-boot; a second one exits.
+  let running: RunningBroker | undefined
+  let signalledDuringBoot: NodeJS.Signals | undefined
+  let signals = 0
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1
+    if (running === undefined) {
+      if (signals > 1) {
+        log.warn({ signal }, 'second signal during boot: exiting now')
+        process.exit(2)
+      }
+      signalledDuringBoot = signal
+      log.info({ signal }, 'signal during boot: draining once the broker is up')
+      return
+    }
+    if (signals > 1) {
+      log.warn({ signal }, 'second signal: closing connections now')
+      running.app.server.closeAllConnections()
+      return
+    }
+    void running.shutdown(signal).then((code) => process.exit(code))
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+
   for (const line of effectiveConfigLines(config, { version: BROKER_VERSION })) log.info(line)
   for (const info of infos) log.info(info)
   for (const warning of warnings) log.warn(warning)
@@ -86,9 +112,8 @@ export async function serveBroker({ config, warnings, infos }: ResolvedConfig): 
   process.on('uncaughtException', fatal)
   process.on('unhandledRejection', fatal)
 
-  let broker
   try {
-    broker = await startBroker(config, log)
+    running = await startBroker(config, log)
   } catch (error) {
     if (error instanceof BootError) {
       log.fatal({ err: error }, error.message)
@@ -96,20 +121,9 @@ export async function serveBroker({ config, warnings, infos }: ResolvedConfig): 
     }
     throw error
   }
-  const running = broker
-  let signals = 0
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1
-    if (signals > 1) {
-      log.warn({ signal }, 'second signal: closing connections now')
-      running.app.server.closeAllConnections()
-      return
-    }
-    void running.shutdown(signal).then((code) => process.exit(code))
-  }
-  process.on('SIGTERM', onSignal)
-  process.on('SIGINT', onSignal)
-  return running
+  const broker = running
+  if (signalledDuringBoot !== undefined) void broker.shutdown(signalledDuringBoot).then((code) => process.exit(code))
+  return broker
 }
 
 /**

@@ -132,6 +132,39 @@ describe('queenctl serve on an external PostgreSQL', () => {
     }
   })
 
+  it('on SIGTERM during boot drains once up and exits 0 rather than dying mid-boot', async () => {
+    const database = await createTestDatabase('serve_boot_signal')
+    try {
+      await withSpoolDir(async (spool) => {
+        const serve = startCli(['serve'], {
+          env: {
+            PORT: '0',
+            HOST: '127.0.0.1',
+            QUEEN_SERVER_ID: 'serve-test',
+            ...pgEnv(database),
+            FILE_BUFFER_DIR: spool,
+          },
+        })
+        try {
+          // The first line the broker logs, before it opens the spool or touches the database.
+          await serve.waitFor(/config: server\b/, 30_000)
+          serve.child.kill('SIGTERM')
+          const exit = await serve.exited(30_000)
+          expect(exit.code, serve.output()).toBe(0)
+          const lines = serve.stdout().split('\n')
+          expect(lineIndex(lines, /signal during boot/), serve.output()).toBeGreaterThanOrEqual(0)
+          expect(lineIndex(lines, /shutdown phase=stopped exit_code=0/), serve.output()).toBeGreaterThan(
+            lineIndex(lines, /signal during boot/),
+          )
+        } finally {
+          await serve.kill()
+        }
+      })
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+
   it('logs the spool line again, with the temp directory, when the configured spool directory is unusable', async () => {
     const database = await createTestDatabase('serve_spool_fallback')
     const base = await tempDir('spool-blocked')
