@@ -12,18 +12,11 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { applySchema } from '../src/broker/db/schema-apply.js'
+import { positiveIntOption } from './cli-options.js'
 import { startBenchPostgres } from './postgres.js'
 
 const QUEUE_MODE = '__QUEUE_MODE__'
 const WARMUP_PAIRS = 20
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`)
-  if (index === -1) return fallback
-  const value = Number(process.argv[index + 1])
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
 
 interface Shape {
   label: string
@@ -103,8 +96,8 @@ async function measure(client: pg.Client, shape: Shape, pairs: number): Promise<
 }
 
 async function main(): Promise<void> {
-  const pairs = option('pairs', 200)
-  const rounds = option('rounds', 3)
+  const pairs = positiveIntOption('pairs', 200)
+  const rounds = positiveIntOption('rounds', 3)
   const server = await startBenchPostgres((line) => console.error(`[lease-cost] ${line}`))
   const client = new pg.Client(server.connection)
   try {

@@ -15,25 +15,18 @@ import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { ensureBuilt, REPO_ROOT, startBrokerProcess } from './broker-process.js'
 import { processCpuSeconds, rssBytes, sleep } from './measure.js'
+import { positiveIntOption } from './cli-options.js'
 import { startBenchPostgres } from './postgres.js'
 
 const run = promisify(execFile)
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`)
-  const value = index === -1 ? undefined : Number(process.argv[index + 1])
-  if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
 
 /** V8 flags for top's node (default none: `node bin/run.js top`, as the tests run it). */
 const NODE_FLAGS = (() => {
   const index = process.argv.indexOf('--node-flags')
   return index === -1 ? '' : (process.argv[index + 1] ?? '')
 })()
-const QUEUES = option('queues', 1000)
-const SECONDS = option('seconds', 60)
+const QUEUES = positiveIntOption('queues', 1000)
+const SECONDS = positiveIntOption('seconds', 60)
 /** Queues with traffic during the run, and the push cadence. */
 const BUSY_QUEUES = 20
 const PUSH_EVERY_MS = 200

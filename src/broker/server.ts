@@ -80,6 +80,9 @@ export async function serveBroker({ config, warnings, infos }: ResolvedConfig): 
   let running: RunningBroker | undefined
   let signalledDuringBoot: NodeJS.Signals | undefined
   let signals = 0
+  const drain = (broker: RunningBroker, signal: NodeJS.Signals) => {
+    void broker.shutdown(signal).then((code) => process.exit(code))
+  }
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1
     if (running === undefined) {
@@ -96,7 +99,7 @@ export async function serveBroker({ config, warnings, infos }: ResolvedConfig): 
       running.app.server.closeAllConnections()
       return
     }
-    void running.shutdown(signal).then((code) => process.exit(code))
+    drain(running, signal)
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
@@ -121,9 +124,8 @@ export async function serveBroker({ config, warnings, infos }: ResolvedConfig): 
     }
     throw error
   }
-  const broker = running
-  if (signalledDuringBoot !== undefined) void broker.shutdown(signalledDuringBoot).then((code) => process.exit(code))
-  return broker
+  if (signalledDuringBoot !== undefined) drain(running, signalledDuringBoot)
+  return running
 }
 
 /**

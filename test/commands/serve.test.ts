@@ -24,6 +24,7 @@ import {
   type TestProcess,
 } from '../support/cli-harness.js'
 import { http } from '../support/broker.js'
+import { statsRefreshed, statsRefreshPids, until } from '../support/poll.js'
 
 /** The schema version this build needs: the highest number among the shipped schema files. */
 const requiredVersion = Math.max(
@@ -214,26 +215,17 @@ describe('queenctl serve on an external PostgreSQL', () => {
           QUEEN_SHUTDOWN_TIMEOUT_MS: '6000',
         })
         try {
-          const refreshing = `SELECT count(*)::int AS n FROM pg_stat_activity
-                              WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-                                AND query LIKE '%refresh_stats%'`
-          const count = async (sql: string) => (await observer.query<{ n: number }>(sql)).rows[0]?.n ?? 0
-          const until = async (what: string, check: () => Promise<boolean>) => {
-            for (let tries = 0; tries < 200; tries++) {
-              if (await check()) return
-              await new Promise((resolve) => setTimeout(resolve, 50))
-            }
-            throw new Error(`timed out waiting for ${what}\n${serve.process.stdout()}`)
-          }
+          const log = () => serve.process.stdout()
           // A refresh has committed its horizon row; holding that row keeps the next refresh running (it
           // writes the row last), as a refresh over a large database would be.
-          await until(
-            'a first stats refresh',
-            async () => (await count('SELECT count(*)::int AS n FROM queen.stats_refresh_state')) === 1,
-          )
+          await until('a first stats refresh', () => statsRefreshed(observer), log)
           await blocker.query('BEGIN')
           await blocker.query('SELECT * FROM queen.stats_refresh_state FOR UPDATE')
-          await until('a refresh waiting on the held row', async () => (await count(refreshing)) === 1)
+          await until(
+            'a refresh waiting on the held row',
+            async () => (await statsRefreshPids(observer)).length === 1,
+            log,
+          )
 
           const signalled = performance.now()
           serve.process.child.kill('SIGTERM')
@@ -243,7 +235,11 @@ describe('queenctl serve on an external PostgreSQL', () => {
           // Without the cancel the drain waits for the refresh until QUEEN_SHUTDOWN_TIMEOUT_MS and exits 2.
           expect(shutdownMs).toBeLessThan(5_000)
           // Cancelled in PostgreSQL too, not left running after the broker has gone.
-          await until('the refresh to end in PostgreSQL', async () => (await count(refreshing)) === 0)
+          await until(
+            'the refresh to end in PostgreSQL',
+            async () => (await statsRefreshPids(observer)).length === 0,
+            log,
+          )
         } finally {
           await serve.process.kill()
         }

@@ -66,7 +66,6 @@ export async function refreshStatsSnapshot(
   log?: Logger,
 ): Promise<StatsRefreshResult> {
   signal?.throwIfAborted()
-  let cancelled = false
   let backendPid: number | undefined
   let repeat: NodeJS.Timeout | undefined
   const sendCancel = () => {
@@ -76,7 +75,6 @@ export async function refreshStatsSnapshot(
     })
   }
   const cancel = () => {
-    cancelled = true
     sendCancel()
     repeat = setInterval(sendCancel, CANCEL_REPEAT_MS)
   }
@@ -102,15 +100,14 @@ export async function refreshStatsSnapshot(
         // Read as the connection leaves the transaction: from here on no cancel may reach it.
         discardIf: () => {
           backendPid = undefined
-          clearInterval(repeat)
-          return cancelled
+          return signal?.aborted === true
         },
       },
     )
     return countsOf(row)
   } catch (error) {
     // Cancelled at shutdown: the caller sees the abort, not the statement's cancel error.
-    if (cancelled && signal) throw signal.reason
+    if (signal?.aborted) throw signal.reason
     throw error
   } finally {
     signal?.removeEventListener('abort', cancel)

@@ -50,8 +50,8 @@ async function spoolPart(app: FastifyInstance, { config, log, enabled }: SpoolPa
     throw new BootError((error as Error).message, error instanceof SpoolLockedError ? 1 : 2, { cause: error })
   }
   app.decorate('spool', spool)
-  const dir = spool.dir
-  if (spool.onFallback && dir !== undefined) log.warn(spoolConfigLine(config.spool, { dir, fallback: true }))
+  const fallbackDir = spool.fallbackDir
+  if (fallbackDir !== undefined) log.warn(spoolConfigLine(config.spool, { dir: fallbackDir, fallback: true }))
   // Seal the active segment (fsync, rename, fsync the directory).
   app.addHook('onClose', async () => {
     await spool.close().catch((error: unknown) => log.error({ err: error }, 'spool seal failed'))

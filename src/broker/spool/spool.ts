@@ -112,9 +112,9 @@ export class Spool {
     return this.directory?.dir
   }
 
-  /** True when the configured directory could not be used and the OS temp directory is used instead. */
-  get onFallback(): boolean {
-    return this.directory?.fallback === true
+  /** The OS temp directory in use when the configured one could not be used; undefined otherwise. */
+  get fallbackDir(): string | undefined {
+    return this.directory?.fallback ? this.directory.dir : undefined
   }
 
   /** Current state. */

@@ -5,6 +5,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { refreshStatsSnapshot } from '../../../src/broker/jobs/stats-refresh-job.js'
 import { createTestDatabase, databaseConnection, dropTestDatabase } from '../../support/database.js'
+import { statsRefreshPids, until } from '../../support/poll.js'
 
 let database: string
 let blocker: pg.Client
@@ -36,27 +37,9 @@ async function backendPid(pool: pg.Pool): Promise<number> {
   }
 }
 
-/** Backends running a stats refresh now. */
-async function refreshPids(): Promise<number[]> {
-  const result = await observer.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity
-     WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-       AND query LIKE '%refresh_stats%'`,
-  )
-  return result.rows.map((row) => row.pid)
-}
-
 async function connected(pid: number): Promise<boolean> {
   const result = await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])
   return result.rowCount === 1
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 describe('refreshStatsSnapshot with an abort signal', () => {
@@ -77,11 +60,14 @@ describe('refreshStatsSnapshot with an abort signal', () => {
         (error: unknown) => error,
       )
       let running: number[] = []
-      await until('the refresh to wait on the held row', async () => (running = await refreshPids()).length === 1)
+      await until(
+        'the refresh to wait on the held row',
+        async () => (running = await statsRefreshPids(observer)).length === 1,
+      )
       const reason = new Error('shutting down')
       stop.abort(reason)
       expect(await outcome).toBe(reason)
-      await until('the refresh to end in PostgreSQL', async () => (await refreshPids()).length === 0)
+      await until('the refresh to end in PostgreSQL', async () => (await statsRefreshPids(observer)).length === 0)
       await blocker.query('ROLLBACK')
 
       // Its connection was closed, not handed back to the pool; the pool goes on with others.
