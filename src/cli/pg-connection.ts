@@ -6,7 +6,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import type pg from 'pg'
-import { readEmbeddedConnection } from '../broker/db/embedded-postgres.js'
+import { readEmbeddedConnection } from '../platform/postgres/embedded-postgres.js'
 import { EXIT, UserError } from './errors.js'
 
 /** Resolves the connection of a P command; `contextDatabase` is the resolved DSN of the context, if any. */
