@@ -6,10 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
+import { pgTlsOption } from '../config/pg-client-config.js'
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../platform/postgres/embedded-postgres.js'
 import { HealthProbe } from '../../platform/postgres/health-probe.js'
 import { classifyPgError } from '../../platform/postgres/pg-errors.js'
@@ -55,14 +55,6 @@ declare module 'fastify' {
 
 const SCHEMA_RETRY_MS = 1000
 
-function sslOption(config: DatabaseConfig): pg.ConnectionConfig['ssl'] {
-  if (!config.pg.useSsl) return undefined
-  return {
-    rejectUnauthorized: config.pg.sslRejectUnauthorized,
-    ...(config.pg.sslCa ? { ca: readFileSync(config.pg.sslCa, 'utf8') } : {}),
-  }
-}
-
 async function openServer(
   config: DatabaseConfig,
   log: Logger,
@@ -85,7 +77,7 @@ async function openServer(
         user: config.pg.user,
         password: config.pg.password,
         database: config.pg.database,
-        ssl: sslOption(config),
+        ssl: pgTlsOption(config.pg),
       },
     }
   }
