@@ -134,7 +134,10 @@ export interface AuthConfig {
   readonly clockSkewSeconds: number
   /** Refuse tokens without `exp` (`JWT_REQUIRE_EXP`); default false. */
   readonly requireExp: boolean
-  /** Unauthenticated paths (`JWT_SKIP_PATHS`, comma-separated); default `/health,/metrics/prometheus,/metrics,/`. */
+  /**
+   * Unauthenticated paths (`JWT_SKIP_PATHS`, comma-separated); default `/health,/metrics/prometheus,/metrics,/`,
+   * or `/health,/` with tenancy on (the metrics name every tenant: they then need an admin token).
+   */
   readonly skipPaths: readonly string[]
   /** JWKS cache lifetime, s (`JWT_JWKS_REFRESH_INTERVAL`); default 3600. */
   readonly jwksRefreshIntervalSeconds: number

@@ -357,7 +357,21 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
-function buildConfig(v: VariableValues): BrokerConfig {
+/**
+ * Operator surfaces the default `JWT_SKIP_PATHS` opens to anonymous callers. Their series name every
+ * tenant and queue, so where tenancy is on the default leaves them out and they need an admin token,
+ * unless `JWT_SKIP_PATHS` lists them (issue 40, docs/security.md).
+ */
+export const METRICS_PATHS: readonly string[] = ['/metrics', '/metrics/prometheus']
+
+/** `JWT_SKIP_PATHS` as written, or its default, without the metrics paths where tenancy is on. */
+function skipPathsOf(v: VariableValues, setByOperator: boolean): string[] {
+  const paths = splitList(v.JWT_SKIP_PATHS)
+  if (setByOperator || v.QUEEN_TENANCY_HEADER === undefined) return paths
+  return paths.filter((path) => !METRICS_PATHS.includes(path))
+}
+
+function buildConfig(v: VariableValues, set: ReadonlySet<VariableName>): BrokerConfig {
   return deepFreeze({
     port: v.PORT,
     host: v.HOST,
@@ -433,7 +447,7 @@ function buildConfig(v: VariableValues): BrokerConfig {
       audience: v.JWT_AUDIENCE,
       clockSkewSeconds: v.JWT_CLOCK_SKEW,
       requireExp: v.JWT_REQUIRE_EXP,
-      skipPaths: splitList(v.JWT_SKIP_PATHS),
+      skipPaths: skipPathsOf(v, set.has('JWT_SKIP_PATHS')),
       jwksRefreshIntervalSeconds: v.JWT_JWKS_REFRESH_INTERVAL,
       jwksTimeoutMs: v.JWT_JWKS_TIMEOUT_MS,
       jwksCooldownMs: v.JWT_JWKS_COOLDOWN_MS,
@@ -466,8 +480,10 @@ export function resolveBrokerConfig(input: ConfigInput): ResolvedConfig {
   const lookup = makeLookup(input, file.entries, warnings)
   const values: Record<string, unknown> = {}
   const failed = new Set<string>()
+  const set = new Set<VariableName>()
   for (const spec of TABLE) {
     const found = lookup(spec)
+    if (found) set.add(spec.name as VariableName)
     const parsed = found ? parseValue(spec, found) : { value: defaultValue(spec, host) }
     if ('problem' in parsed) {
       problems.push(parsed.problem)
@@ -480,7 +496,7 @@ export function resolveBrokerConfig(input: ConfigInput): ResolvedConfig {
   const typed = values as VariableValues
   crossCheck(typed, (...names) => names.every((name) => !failed.has(name)), problems, warnings)
   if (problems.length > 0) throw new ConfigError(problems, warnings)
-  return { config: buildConfig(typed), warnings, infos }
+  return { config: buildConfig(typed, set), warnings, infos }
 }
 
 /** `<set:N chars>` or `<unset>`: how a secret is ever shown. */

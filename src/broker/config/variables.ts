@@ -240,7 +240,9 @@ export const VARIABLES = [
   opt('JWT_AUDIENCE', 'required aud claim', { defaultText: 'unset (any)' }),
   int('JWT_CLOCK_SKEW', 30, 0, MAX_TIMER_S, 'tolerance on exp, nbf, iat, s'),
   bool('JWT_REQUIRE_EXP', false, 'refuse tokens without exp'),
-  str('JWT_SKIP_PATHS', '/health,/metrics/prometheus,/metrics,/', 'comma-separated unauthenticated paths'),
+  str('JWT_SKIP_PATHS', '/health,/metrics/prometheus,/metrics,/', 'comma-separated unauthenticated paths', {
+    defaultText: '/health,/metrics/prometheus,/metrics,/ (/health,/ with QUEEN_TENANCY_HEADER set)',
+  }),
   int('JWT_JWKS_REFRESH_INTERVAL', 3600, 1, MAX_TIMER_S, 'JWKS cache lifetime, s'),
   int('JWT_JWKS_TIMEOUT_MS', 5000, 1, MAX_TIMER_MS, 'JWKS fetch timeout, ms'),
   int('JWT_JWKS_COOLDOWN_MS', 30000, 0, MAX_TIMER_MS, 'minimum time between unknown-kid refetches, ms'),
