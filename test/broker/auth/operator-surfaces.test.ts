@@ -1,7 +1,11 @@
 /**
- * Who may read `/metrics` and `/metrics/prometheus` with JWT on (issue 40, docs/security.md). Their series
- * carry every tenant's and queue's name: where tenancy is off the default `JWT_SKIP_PATHS` keeps them
- * public (operations.md 9.4); where it is on they need an admin token unless `JWT_SKIP_PATHS` lists them.
+ * Who may read the operator surfaces (issue 40, docs/security.md).
+ *
+ * - `/metrics` and `/metrics/prometheus`: their series carry every tenant's and queue's name. Where tenancy
+ *   is off the default `JWT_SKIP_PATHS` keeps them public (operations.md 9.4); where it is on they need an
+ *   admin token unless `JWT_SKIP_PATHS` lists them.
+ * - The replica-level analytics (`postgres-stats` with other sessions' SQL, `system-metrics` and
+ *   `worker-metrics` with every tenant's request counts): admin with JWT on, and refused to a tenant.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
@@ -82,6 +86,67 @@ describe('with tenancy off', () => {
     try {
       for (const path of METRICS) expect((await get(broker, path)).status, path).toBe(200)
       expect((await get(broker, '/api/v1/resources/queues')).status).toBe(401)
+    } finally {
+      await broker.close()
+    }
+  })
+})
+
+const OPERATOR_ANALYTICS = [
+  '/api/v1/analytics/postgres-stats',
+  '/api/v1/analytics/system-metrics',
+  '/api/v1/analytics/worker-metrics',
+]
+
+describe('the replica-level analytics with JWT and tenancy on', () => {
+  let broker: TestBroker
+  beforeAll(async () => {
+    broker = await brokerWith('analytics-tenancy', { ...JWT, QUEEN_TENANCY_HEADER: HEADER })
+  })
+  afterAll(async () => {
+    await broker.close()
+  })
+
+  it('refuse anonymous callers, read-only and read-write tokens, with or without a tenant', async () => {
+    for (const path of OPERATOR_ANALYTICS) {
+      expect((await get(broker, path)).status, path).toBe(401)
+      for (const role of ['read-only', 'read-write']) {
+        expect((await get(broker, path, role)).status, `${path} ${role}`).toBe(403)
+        const asTenant = await http(broker, 'GET', path, undefined, {
+          ...bearer(await hsToken({ role })),
+          [HEADER]: 't1',
+        })
+        expect(asTenant.status, `${path} ${role} as t1`).toBe(403)
+      }
+    }
+  })
+
+  it('refuse an admin token sent for a tenant, and serve it without one', async () => {
+    for (const path of OPERATOR_ANALYTICS) {
+      const asTenant = await http(broker, 'GET', path, undefined, {
+        ...bearer(await hsToken({ role: 'admin' })),
+        [HEADER]: 't1',
+      })
+      expect(asTenant.status, path).toBe(403)
+      expect(asTenant.body).toEqual({ error: 'operator-only route', code: 'QUEEN_ERR_FORBIDDEN' })
+      expect((await get(broker, path, 'admin')).status, path).toBe(200)
+    }
+    expect((await get(broker, '/api/v1/analytics/postgres-stats', 'admin')).body).toHaveProperty('activeQueries')
+  })
+})
+
+describe('the replica-level analytics with JWT on and one tenant', () => {
+  it('are admin routes: read-only and read-write tokens get 403', async () => {
+    const broker = await brokerWith('analytics-single', JWT)
+    try {
+      for (const path of OPERATOR_ANALYTICS) {
+        for (const role of ['read-only', 'read-write']) {
+          const answer = await get(broker, path, role)
+          expect(answer.status, `${path} ${role}`).toBe(403)
+          expect(answer.body).toEqual({ error: 'Insufficient permissions', code: 'QUEEN_ERR_FORBIDDEN' })
+        }
+        expect((await get(broker, path, 'admin')).status, path).toBe(200)
+      }
     } finally {
       await broker.close()
     }
