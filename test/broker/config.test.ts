@@ -38,7 +38,7 @@ function problemsOf(env: Env, rest: Omit<Partial<ConfigInput>, 'env'> = {}): str
   throw new Error('expected a ConfigError')
 }
 
-// Copied by hand from operations.md section 2 (2.1 to 2.12), canonical names only.
+// Copied by hand from operations.md section 2 (2.1 to 2.12), canonical names only, and ours at the end.
 const SPEC_VARIABLES = [
   // 2.1
   'PORT', 'HOST', 'QUEEN_SERVER_ID', 'QUEEN_APPLY_SCHEMA', 'DEFAULT_TIMEOUT', 'DEFAULT_BATCH_SIZE',
@@ -71,6 +71,8 @@ const SPEC_VARIABLES = [
   // 2.9 to 2.12
   'QUEEN_ENCRYPTION_KEY', 'QUEEN_TENANCY_HEADER', 'QUEEN_TENANCY_CLAIM', 'LOG_LEVEL', 'QUEEN_LOG_JSON',
   'QUEEN_LOG_STATS_INTERVAL_MS', 'QUEEN_METRICS_MAX_QUEUES', 'QUEEN_TEST_HOOKS',
+  // Ours, not in the spec (issue 40): what one request may create.
+  'QUEEN_MAX_QUEUES_PER_REQUEST', 'QUEEN_MAX_PARTITIONS_PER_REQUEST',
 ] // prettier-ignore
 
 describe('the variable table', () => {
@@ -137,6 +139,8 @@ describe('defaults', () => {
       maxBodyBytes: 33554432,
       maxBatchItems: 10000,
       maxPopBatch: 10000,
+      maxQueuesPerRequest: 100,
+      maxPartitionsPerRequest: 1000,
       shutdownTimeoutMs: 30000,
       dataDir: '/home/alice/.queen/data',
       embeddedPgPort: 0,

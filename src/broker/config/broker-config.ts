@@ -195,6 +195,10 @@ export interface BrokerConfig {
   readonly maxBatchItems: number
   /** Maximum pop batch (`QUEEN_MAX_POP_BATCH`); default 10000. */
   readonly maxPopBatch: number
+  /** Distinct queues one push, transaction or stream cycle may name, and so create (`QUEEN_MAX_QUEUES_PER_REQUEST`); default 100. */
+  readonly maxQueuesPerRequest: number
+  /** Distinct partitions (queue, partition) one push, transaction or stream cycle may name (`QUEEN_MAX_PARTITIONS_PER_REQUEST`); default 1000. */
+  readonly maxPartitionsPerRequest: number
   /** Drain budget after SIGTERM, ms (`QUEEN_SHUTDOWN_TIMEOUT_MS`); default 30000. */
   readonly shutdownTimeoutMs: number
   /** Embedded PostgreSQL directory (`QUEEN_DATA_DIR`, `--data-dir`); default `~/.queen/data`, `/var/lib/queen/data` as root. */

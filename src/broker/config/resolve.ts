@@ -383,6 +383,8 @@ function buildConfig(v: VariableValues, set: ReadonlySet<VariableName>): BrokerC
     maxBodyBytes: v.QUEEN_MAX_BODY_BYTES,
     maxBatchItems: v.QUEEN_MAX_BATCH_ITEMS,
     maxPopBatch: v.QUEEN_MAX_POP_BATCH,
+    maxQueuesPerRequest: v.QUEEN_MAX_QUEUES_PER_REQUEST,
+    maxPartitionsPerRequest: v.QUEEN_MAX_PARTITIONS_PER_REQUEST,
     shutdownTimeoutMs: v.QUEEN_SHUTDOWN_TIMEOUT_MS,
     dataDir: v.QUEEN_DATA_DIR,
     embeddedPgPort: v.QUEEN_EMBEDDED_PG_PORT,
