@@ -1,7 +1,9 @@
 /** The effective-configuration block logged at boot and printed by `serve --print-config` (operations.md 4.1). */
 import type { BrokerConfig } from './broker-config.js'
+import { encryptionKeyId } from '../../platform/config/key-format.js'
+import { redactSecret } from '../../platform/config/resolve-variables.js'
 import { isSkipPath } from '../auth/skip-paths.js'
-import { encryptionKeyId, METRICS_PATHS, redactSecret } from './resolve.js'
+import { METRICS_PATHS } from './resolve.js'
 
 /** Anything the effective-config block shows that the config cannot know. */
 export interface EffectiveConfigExtras {
