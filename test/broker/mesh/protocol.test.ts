@@ -8,7 +8,7 @@ import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { parsePrometheusText } from '../../support/prometheus-text.js'
 import { dialAndHandshake, WireSocket, wireAcceptor } from '../../support/mesh-wire.js'
 import { Writable } from 'node:stream'
-import { MAX_HANDSHAKES, MAX_HANDSHAKES_PER_SOURCE, Mesh } from '../../../src/broker/mesh/mesh.js'
+import { MAX_HANDSHAKES, MAX_HANDSHAKES_PER_SOURCE, MAX_INBOUND, Mesh } from '../../../src/broker/mesh/mesh.js'
 import { createLogger } from '../../../src/broker/observe/logger.js'
 import { encodePlainFrame } from '../../../src/broker/mesh/protocol.js'
 
@@ -208,6 +208,31 @@ describe('the mesh protocol on raw sockets', () => {
     expect(after.closed).toBe(false)
     for (const wire of [...wires, after, peer.wire]) wire.destroy()
     await expect.poll(() => mesh.inboundViews().length).toBe(0)
+  })
+})
+
+describe('authenticated inbound connections', () => {
+  it(`keeps at most ${MAX_INBOUND}, closing the oldest for a newer one`, async () => {
+    const broker = await startTestBroker({
+      label: 'mesh_inbound_cap',
+      config: { host: '127.0.0.1', mesh: { port: 0, peers: ['127.0.0.1:1'], secret: SECRET } },
+    })
+    try {
+      const mesh = broker.app.mesh!
+      const sessions = []
+      for (let index = 0; index <= MAX_INBOUND; index++) {
+        const session = await dialAndHandshake(meshPort(broker), SECRET, { serverId: `peer-${index}` })
+        session.send(heartbeat())
+        await expect.poll(() => mesh.inboundViews().find((view) => view.serverId === `peer-${index}`)?.framesIn).toBe(1)
+        sessions.push(session)
+      }
+      await expect.poll(() => sessions.map((session) => session.wire.closed).indexOf(false)).toBe(1)
+      expect(sessions.filter((session) => session.wire.closed)).toHaveLength(1)
+      expect(mesh.inboundViews()).toHaveLength(MAX_INBOUND)
+      for (const session of sessions) session.wire.destroy()
+    } finally {
+      await broker.close()
+    }
   })
 })
 
