@@ -219,7 +219,7 @@ describe('authenticated inbound connections', () => {
     })
     try {
       const mesh = broker.app.mesh!
-      const sessions = []
+      const sessions: Awaited<ReturnType<typeof dialAndHandshake>>[] = []
       for (let index = 0; index <= MAX_INBOUND; index++) {
         const session = await dialAndHandshake(meshPort(broker), SECRET, { serverId: `peer-${index}` })
         session.send(heartbeat())
