@@ -31,6 +31,16 @@ export default tseslint.config(
     },
   },
   {
+    // Tool configuration in CommonJS (.dependency-cruiser.cjs): no type information, `module` is defined.
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'commonjs',
+      parserOptions: { project: null, projectService: false },
+      globals: { module: 'writable', require: 'readonly' },
+    },
+  },
+  {
     files: ['src/broker/**/*.ts'],
     rules: {
       'no-console': 'error',

@@ -35,6 +35,8 @@ export type EngineConfig = Pick<
   | 'maxBodyBytes'
   | 'maxBatchItems'
   | 'maxPopBatch'
+  | 'maxQueuesPerRequest'
+  | 'maxPartitionsPerRequest'
   | 'defaultTimeoutMs'
   | 'defaultBatchSize'
   | 'defaultSubscriptionMode'

@@ -210,8 +210,10 @@ export function fetchSystemSeries(
   route: 'system-metrics' | 'worker-metrics',
   flags: { from?: string; to?: string; hostname?: string; 'worker-id'?: string },
 ): Promise<SystemAnswer> {
+  // An operator route: it refuses the tenancy header (issue 40).
   return client.get<SystemAnswer>(`/api/v1/analytics/${route}`, {
     query: { ...windowQuery(flags), hostname: flags.hostname, workerId: flags['worker-id'] },
+    tenant: false,
   })
 }
 

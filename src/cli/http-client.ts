@@ -39,7 +39,7 @@ export interface RequestOptions {
   timeoutMs?: number
   /**
    * Send the tenancy header (default true). Operator-only routes (`/api/v1/system/*`, `/internal/*`,
-   * `/metrics`) refuse a request carrying it with 403, so their callers pass false.
+   * `/metrics`, the replica-level analytics) refuse a request carrying it with 403, so their callers pass false.
    */
   tenant?: boolean
   /**

@@ -29,7 +29,7 @@ function problemsOf(env: Env, rest: Omit<Partial<ConfigInput>, 'env'> = {}): str
   throw new Error('expected a ConfigError')
 }
 
-// Copied by hand from operations.md section 2 (2.1 to 2.12), canonical names only.
+// Copied by hand from operations.md section 2 (2.1 to 2.12), canonical names only, and ours at the end.
 const SPEC_VARIABLES = [
   // 2.1
   'PORT', 'HOST', 'QUEEN_SERVER_ID', 'QUEEN_APPLY_SCHEMA', 'DEFAULT_TIMEOUT', 'DEFAULT_BATCH_SIZE',
@@ -62,6 +62,8 @@ const SPEC_VARIABLES = [
   // 2.9 to 2.12
   'QUEEN_ENCRYPTION_KEY', 'QUEEN_TENANCY_HEADER', 'QUEEN_TENANCY_CLAIM', 'LOG_LEVEL', 'QUEEN_LOG_JSON',
   'QUEEN_LOG_STATS_INTERVAL_MS', 'QUEEN_METRICS_MAX_QUEUES', 'QUEEN_TEST_HOOKS',
+  // Ours, not in the spec (issue 40): what one request may create.
+  'QUEEN_MAX_QUEUES_PER_REQUEST', 'QUEEN_MAX_PARTITIONS_PER_REQUEST',
 ] // prettier-ignore
 
 describe('the variable table', () => {
@@ -128,6 +130,8 @@ describe('defaults', () => {
       maxBodyBytes: 33554432,
       maxBatchItems: 10000,
       maxPopBatch: 10000,
+      maxQueuesPerRequest: 100,
+      maxPartitionsPerRequest: 1000,
       shutdownTimeoutMs: 30000,
       dataDir: '/home/alice/.queen/data',
       embeddedPgPort: 0,
@@ -586,7 +590,7 @@ describe('effective-config lines', () => {
     expect(effectiveConfigLines(resolve(env).config, extras)).toEqual([
       'config: server    port=6632 host=0.0.0.0 server_id=queen-0 version=1.2.0 node=v20.18.0 pid=1',
       'config: database  mode=external host=queen-pg port=5432 database=queen user=queen password=<set:14 chars> ssl=verify ca=<unset> pool=20 statement_timeout_ms=30000 lock_timeout_ms=10000 apply_schema=true',
-      'config: security  encryption_key=<set:64 chars> key_id=66687aadf862bd77 tenancy_header=<unset> tenancy_claim=<unset> test_hooks=off',
+      'config: security  encryption_key=<set:64 chars> key_id=66687aadf862bd77 tenancy_header=<unset> tenancy_claim=<unset> test_hooks=off metrics=public',
       'config: spool     dir=/var/lib/queen/buffers fallback=no max_bytes=0 events_per_file=10000 flush_ms=100 replay_batch=100',
       'config: mesh      port=6633 peers=queen-0.queen-mesh:6633,queen-1.queen-mesh:6633,queen-2.queen-mesh:6633 secret=<set:48 chars> auth=hmac allow_open=false heartbeat_ms=1000',
       'config: auth      enabled=false algorithm=HS256 secret=<unset> public_key=<unset> jwks_url=<unset> issuer=<unset> audience=<unset> clock_skew_s=30 require_exp=false skip_paths=/health,/metrics/prometheus,/metrics,/',
@@ -602,7 +606,7 @@ describe('effective-config lines', () => {
       'config: database  mode=embedded dir=/home/alice/.queen/data port=auto pool=20 statement_timeout_ms=30000 lock_timeout_ms=10000 apply_schema=true',
     )
     expect(embedded[2]).toBe(
-      'config: security  encryption_key=<unset> tenancy_header=<unset> tenancy_claim=<unset> test_hooks=on',
+      'config: security  encryption_key=<unset> tenancy_header=<unset> tenancy_claim=<unset> test_hooks=on metrics=public',
     )
     expect(embedded[3]).toMatch(/^config: spool {5}dir=\/tmp\/queen-spool-queen-0 fallback=yes /)
     expect(embedded[4]).toBe(
@@ -618,6 +622,29 @@ describe('effective-config lines', () => {
       'config: PG_SSL_REJECT_UNAUTHORIZED=false: TLS to PostgreSQL is encrypted but not verified',
     ])
     expect(effectiveConfigLines(resolve({ PG_HOST: 'db' }).config, extras)[1]).toContain(' ssl=off ')
+  })
+
+  it('say who may read the metrics routes, which tenancy changes unless JWT_SKIP_PATHS is set (issue 40)', () => {
+    const jwt = { JWT_ENABLED: 'true', JWT_SECRET: 's'.repeat(32) }
+    const security = (env: Record<string, string>) =>
+      effectiveConfigLines(resolve(env).config, extras).find((line) => line.startsWith('config: security'))
+    const auth = (env: Record<string, string>) =>
+      effectiveConfigLines(resolve(env).config, extras).find((line) => line.startsWith('config: auth'))
+    expect(security(jwt)).toMatch(/ metrics=public$/)
+    expect(auth(jwt)).toMatch(/ skip_paths=\/health,\/metrics\/prometheus,\/metrics,\/$/)
+    const tenancy = { ...jwt, QUEEN_TENANCY_HEADER: 'X-Queen-Tenant' }
+    expect(resolve(tenancy).config.auth.skipPaths).toEqual(['/health', '/'])
+    expect(security(tenancy)).toMatch(/ metrics=admin-token$/)
+    expect(auth(tenancy)).toMatch(/ skip_paths=\/health,\/$/)
+    // Written by the operator, the list holds as written.
+    const listed = { ...tenancy, JWT_SKIP_PATHS: '/health,/metrics,/metrics/prometheus' }
+    expect(resolve(listed).config.auth.skipPaths).toEqual(['/health', '/metrics', '/metrics/prometheus'])
+    expect(security(listed)).toMatch(/ metrics=public$/)
+    expect(security({ ...tenancy, JWT_SKIP_PATHS: '/health,/metrics' })).toMatch(
+      / metrics=\/metrics:public,\/metrics\/prometheus:admin-token$/,
+    )
+    // Without JWT every route is open, tenancy or not.
+    expect(security({ QUEEN_TENANCY_HEADER: 'X-Queen-Tenant' })).toMatch(/ metrics=public$/)
   })
 
   it('quote operator text that would break the key=value pairs', () => {

@@ -66,6 +66,8 @@ export const WAKE_ONLY_POP_WAIT = {
 export async function startTestBroker(
   options: {
     database?: string
+    /** Environment variables, parsed as production parses them, under `config` (see {@link testBrokerConfig}). */
+    env?: Record<string, string>
     /** Fields of the configuration to replace (see {@link testBrokerConfig}). */
     config?: Overrides<BrokerConfig>
     label?: string
@@ -82,8 +84,14 @@ export async function startTestBroker(
   const connection = databaseConnection(database)
   const spoolDir = options.durable ? await mkdtemp('/tmp/queenctl-test-spool-') : undefined
   const env = spoolDir
-    ? { FILE_BUFFER_DIR: spoolDir, FILE_BUFFER_FLUSH_MS: '50', QUEEN_STATE_REFRESH_MS: '1000', ...options.durable }
-    : {}
+    ? {
+        FILE_BUFFER_DIR: spoolDir,
+        FILE_BUFFER_FLUSH_MS: '50',
+        QUEEN_STATE_REFRESH_MS: '1000',
+        ...options.env,
+        ...options.durable,
+      }
+    : { ...options.env }
   const config = testBrokerConfig(env, options.config)
   // Errors (5xx, background failures) reach the test output; TEST_LOG_LEVEL=debug shows more.
   const log = createLogger({

@@ -22,6 +22,8 @@ export interface MeshCluster {
   brokers: TestBroker[]
   ports: number[]
   database: string
+  /** Closes broker `index` and starts it again with the same name, mesh port and database. */
+  restart(index: number): Promise<TestBroker>
   close(): Promise<void>
 }
 
@@ -38,21 +40,19 @@ export async function startMeshCluster(options: {
   const ports = await Promise.all(options.names.map(() => freePort()))
   const peers = ports.map((port) => `127.0.0.1:${port}`)
   const brokers: TestBroker[] = []
+  const start = (index: number) =>
+    startTestBroker({
+      database,
+      config: {
+        ...options.config,
+        serverId: options.names[index]!,
+        host: '127.0.0.1',
+        mesh: { port: ports[index]!, peers, secret: options.secret, heartbeatMs: 200 },
+      },
+      ...(options.durable ? { durable: {} } : {}),
+    })
   try {
-    for (const [index, name] of options.names.entries()) {
-      brokers.push(
-        await startTestBroker({
-          database,
-          config: {
-            ...options.config,
-            serverId: name,
-            host: '127.0.0.1',
-            mesh: { port: ports[index]!, peers, secret: options.secret, heartbeatMs: 200 },
-          },
-          ...(options.durable ? { durable: {} } : {}),
-        }),
-      )
-    }
+    for (const index of options.names.keys()) brokers.push(await start(index))
   } catch (error) {
     for (const broker of brokers) await broker.close()
     await dropTestDatabase(database)
@@ -62,6 +62,11 @@ export async function startMeshCluster(options: {
     brokers,
     ports,
     database,
+    async restart(index) {
+      await brokers[index]!.close()
+      brokers[index] = await start(index)
+      return brokers[index]
+    },
     async close() {
       for (const broker of brokers) await broker.close()
       await dropTestDatabase(database)

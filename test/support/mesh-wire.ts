@@ -36,9 +36,9 @@ export class WireSocket {
     })
   }
 
-  /** Connects to host:port. */
-  static async dial(port: number, host = '127.0.0.1'): Promise<WireSocket> {
-    const socket = connect({ host, port })
+  /** Connects to host:port, from `localAddress` when given (another loopback address is another source). */
+  static async dial(port: number, host = '127.0.0.1', localAddress?: string): Promise<WireSocket> {
+    const socket = connect({ host, port, ...(localAddress === undefined ? {} : { localAddress }) })
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve)
       socket.once('error', reject)
@@ -118,9 +118,9 @@ function session(wire: WireSocket, sendKey: Buffer, receiveKey: Buffer, remote: 
 export async function dialAndHandshake(
   port: number,
   secret: string,
-  identity: { serverId?: string; instance?: string } = {},
+  identity: { serverId?: string; instance?: string; localAddress?: string } = {},
 ): Promise<WireSession> {
-  const wire = await WireSocket.dial(port)
+  const wire = await WireSocket.dial(port, '127.0.0.1', identity.localAddress)
   const local: HelloIdentity = {
     serverId: identity.serverId ?? 'wire-test',
     instance: identity.instance ?? randomUUID(),
@@ -179,6 +179,68 @@ export async function wireAcceptor(secret: string): Promise<{
     async close() {
       for (const made of sessions) made.wire.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+/** A running flood of idle connections (see {@link idleFlood}). */
+export interface IdleFlood {
+  /** Connections opened so far. */
+  readonly opened: number
+  /** Connections the broker closed so far. */
+  readonly closedByBroker: number
+  /** Stops reopening and closes every connection. */
+  stop(): Promise<void>
+}
+
+/**
+ * The outsider of issue 40: `connections` plain TCP connections to a mesh port that never send a byte,
+ * each reopened `reopenAfterMs` after the broker closes it.
+ */
+export function idleFlood(
+  port: number,
+  options: { connections: number; reopenAfterMs: number; localAddress?: string },
+): IdleFlood {
+  let stopped = false
+  let opened = 0
+  let closedByBroker = 0
+  const live = new Set<Socket>()
+  const timers = new Set<NodeJS.Timeout>()
+  const open = () => {
+    if (stopped) return
+    const socket = connect({
+      host: '127.0.0.1',
+      port,
+      ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+    })
+    opened += 1
+    live.add(socket)
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      live.delete(socket)
+      if (stopped) return
+      closedByBroker += 1
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        open()
+      }, options.reopenAfterMs)
+      timers.add(timer)
+    })
+  }
+  for (let index = 0; index < options.connections; index++) open()
+  return {
+    get opened() {
+      return opened
+    },
+    get closedByBroker() {
+      return closedByBroker
+    },
+    async stop() {
+      stopped = true
+      for (const timer of timers) clearTimeout(timer)
+      const closing = [...live].map((socket) => new Promise((resolve) => socket.once('close', resolve)))
+      for (const socket of live) socket.destroy()
+      await Promise.all(closing)
     },
   }
 }

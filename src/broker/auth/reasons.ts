@@ -12,6 +12,7 @@ export type AuthFailureReason =
   | 'invalid_issuer'
   | 'invalid_audience'
   | 'missing_exp'
+  | 'repeated_key'
   | 'jwks_unavailable'
   | 'invalid'
   | 'forbidden'
@@ -29,6 +30,7 @@ export const AUTH_FAILURE_REASONS: readonly AuthFailureReason[] = [
   'invalid_issuer',
   'invalid_audience',
   'missing_exp',
+  'repeated_key',
   'jwks_unavailable',
   'invalid',
   'forbidden',

@@ -22,10 +22,14 @@ export interface RouteRule {
   readonly tenancy: TenancyScope
 }
 
-type Row = readonly [RouteRule['method'], string, RouteClass]
+type Row =
+  readonly [RouteRule['method'], string, RouteClass] | readonly [RouteRule['method'], string, 'admin', 'operator']
 
 // Numbers are those of http-api.md section 3. Tenancy follows from the path (14.1): /api/v1/system/*,
-// /internal/* and the metrics routes are operator-only, the rest of /api and /streams is per tenant.
+// /internal/* and the metrics routes are operator-only, the rest of /api and /streams is per tenant. A row
+// may name itself operator-only: the replica-level analytics, whose answers are about the whole broker
+// and its PostgreSQL (other sessions' SQL, every tenant's request counts), are operator surfaces, admin
+// with JWT on and refused to a tenant (issue 40, docs/security.md).
 const ROWS: readonly Row[] = [
   ['POST', '/api/v1/push', 'write'], // 1
   ['GET', '/api/v1/pop/queue/:queue', 'write'], // 2: pop takes leases
@@ -69,9 +73,9 @@ const ROWS: readonly Row[] = [
   ['GET', '/api/v1/status/queues/:queue/messages', 'read'], // 39
   ['GET', '/api/v1/status/analytics', 'read'], // 40
   ['GET', '/api/v1/status/buffers', 'read'], // 41
-  ['GET', '/api/v1/analytics/system-metrics', 'read'], // 42
-  ['GET', '/api/v1/analytics/worker-metrics', 'read'], // 43
-  ['GET', '/api/v1/analytics/postgres-stats', 'read'], // 44
+  ['GET', '/api/v1/analytics/system-metrics', 'admin', 'operator'], // 42
+  ['GET', '/api/v1/analytics/worker-metrics', 'admin', 'operator'], // 43
+  ['GET', '/api/v1/analytics/postgres-stats', 'admin', 'operator'], // 44
   ['GET', '/api/v1/analytics/queue-lag', 'read'], // 45
   ['GET', '/api/v1/analytics/queue-ops', 'read'], // 46
   ['GET', '/api/v1/analytics/queue-parked-replicas', 'read'], // 47
@@ -104,11 +108,11 @@ function tenancyOf(url: string): TenancyScope {
 }
 
 /** Every classified route. */
-export const ROUTE_TABLE: readonly RouteRule[] = ROWS.map(([method, url, auth]) => ({
+export const ROUTE_TABLE: readonly RouteRule[] = ROWS.map(([method, url, auth, scope]) => ({
   method,
   url,
   auth,
-  tenancy: tenancyOf(url),
+  tenancy: scope ?? tenancyOf(url),
 }))
 
 const BY_KEY = new Map(ROUTE_TABLE.map((rule) => [`${rule.method} ${rule.url}`, rule]))

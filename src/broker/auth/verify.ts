@@ -8,6 +8,7 @@
 import { errors, jwtVerify, type CryptoKey, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose'
 import type { AuthConfig } from '../config/broker-config.js'
 import type { RequestIdentity } from '../http/identity.js'
+import { repeatedKey } from './duplicate-keys.js'
 import { JwksUnavailableError } from './jwks.js'
 import type { VerificationKeys } from './keys.js'
 import type { AuthFailureReason } from './reasons.js'
@@ -51,6 +52,14 @@ export class TokenVerifier {
         clockTolerance: this.config.clockSkewSeconds,
         requiredClaims: this.config.requireExp ? ['exp'] : [],
       })
+      const repeated = repeatedKeyOf(token)
+      if (repeated !== undefined) {
+        return {
+          ok: false,
+          reason: 'repeated_key',
+          message: `Invalid token: the ${repeated.part} repeats the key ${JSON.stringify(repeated.key.slice(0, 64))}`,
+        }
+      }
       // jose checks `iat` against the clock only with maxTokenAge; a token issued in the future is not valid yet.
       if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + this.config.clockSkewSeconds) {
         return { ok: false, reason: 'not_yet_valid', message: 'Token not yet valid', detail: '"iat" is in the future' }
@@ -81,6 +90,19 @@ export class TokenVerifier {
     }
     return Promise.reject(new errors.JOSEAlgNotAllowed(`no key for "alg" ${String(header.alg)}`))
   }
+}
+
+/** A key repeated in the header or payload of a signed token (auth/duplicate-keys.ts says why that is refused). */
+function repeatedKeyOf(token: string): { part: 'header' | 'payload'; key: string } | undefined {
+  const [header = '', payload = ''] = token.split('.')
+  for (const [part, encoded] of [
+    ['header', header],
+    ['payload', payload],
+  ] as const) {
+    const key = repeatedKey(Buffer.from(encoded, 'base64url').toString('utf8'))
+    if (key !== undefined) return { part, key }
+  }
+  return undefined
 }
 
 function failureOf(error: unknown): Verification {

@@ -134,7 +134,10 @@ export interface AuthConfig {
   readonly clockSkewSeconds: number
   /** Refuse tokens without `exp` (`JWT_REQUIRE_EXP`); default false. */
   readonly requireExp: boolean
-  /** Unauthenticated paths (`JWT_SKIP_PATHS`, comma-separated); default `/health,/metrics/prometheus,/metrics,/`. */
+  /**
+   * Unauthenticated paths (`JWT_SKIP_PATHS`, comma-separated); default `/health,/metrics/prometheus,/metrics,/`,
+   * or `/health,/` with tenancy on (the metrics name every tenant: they then need an admin token).
+   */
   readonly skipPaths: readonly string[]
   /** JWKS cache lifetime, s (`JWT_JWKS_REFRESH_INTERVAL`); default 3600. */
   readonly jwksRefreshIntervalSeconds: number
@@ -192,6 +195,10 @@ export interface BrokerConfig {
   readonly maxBatchItems: number
   /** Maximum pop batch (`QUEEN_MAX_POP_BATCH`); default 10000. */
   readonly maxPopBatch: number
+  /** Distinct queues one push, transaction or stream cycle may name, and so create (`QUEEN_MAX_QUEUES_PER_REQUEST`); default 100. */
+  readonly maxQueuesPerRequest: number
+  /** Distinct partitions (queue, partition) one push, transaction or stream cycle may name (`QUEEN_MAX_PARTITIONS_PER_REQUEST`); default 1000. */
+  readonly maxPartitionsPerRequest: number
   /** Drain budget after SIGTERM, ms (`QUEEN_SHUTDOWN_TIMEOUT_MS`); default 30000. */
   readonly shutdownTimeoutMs: number
   /** Embedded PostgreSQL directory (`QUEEN_DATA_DIR`, `--data-dir`); default `~/.queen/data`, `/var/lib/queen/data` as root. */

@@ -2,6 +2,8 @@
 import type { BrokerConfig } from './broker-config.js'
 import { encryptionKeyId } from '../../platform/config/key-format.js'
 import { redactSecret } from '../../platform/config/resolve-variables.js'
+import { isSkipPath } from '../auth/skip-paths.js'
+import { METRICS_PATHS } from './resolve.js'
 
 /** Anything the effective-config block shows that the config cannot know. */
 export interface EffectiveConfigExtras {
@@ -52,6 +54,18 @@ export function spoolConfigLine(spool: BrokerConfig['spool'], inUse?: EffectiveC
   })
 }
 
+/**
+ * Who may read the metrics routes: `public` (JWT off, or `JWT_SKIP_PATHS` lists them), `admin-token`, or
+ * each path with its own answer when the list names only one of them.
+ */
+function metricsAccess(auth: BrokerConfig['auth']): string {
+  const access = METRICS_PATHS.map((path) =>
+    !auth.enabled || isSkipPath(auth.skipPaths, path, path) ? 'public' : 'admin-token',
+  )
+  if (access.every((entry) => entry === access[0])) return access[0] ?? 'public'
+  return METRICS_PATHS.map((path, index) => `${path}:${access[index]}`).join(',')
+}
+
 /** The `config: <area> ...` lines of operations.md 4.1, secrets redacted. */
 export function effectiveConfigLines(config: BrokerConfig, extras: EffectiveConfigExtras): string[] {
   const { pg, spool, mesh, auth } = config
@@ -91,6 +105,7 @@ export function effectiveConfigLines(config: BrokerConfig, extras: EffectiveConf
       tenancy_header: config.tenancy.header,
       tenancy_claim: config.tenancy.claim,
       test_hooks: config.testHooks ? 'on' : 'off',
+      metrics: metricsAccess(auth),
     }),
     spoolConfigLine(spool, extras.spool),
     line('mesh', {

@@ -168,7 +168,21 @@ function pgConfig(v: VariableValues): BrokerConfig['pg'] {
   }
 }
 
-function buildConfig(v: VariableValues): BrokerConfig {
+/**
+ * Operator surfaces the default `JWT_SKIP_PATHS` opens to anonymous callers. Their series name every
+ * tenant and queue, so where tenancy is on the default leaves them out and they need an admin token,
+ * unless `JWT_SKIP_PATHS` lists them (issue 40, docs/security.md).
+ */
+export const METRICS_PATHS: readonly string[] = ['/metrics', '/metrics/prometheus']
+
+/** `JWT_SKIP_PATHS` as written, or its default, without the metrics paths where tenancy is on. */
+function skipPathsOf(v: VariableValues, setByOperator: boolean): string[] {
+  const paths = splitList(v.JWT_SKIP_PATHS)
+  if (setByOperator || v.QUEEN_TENANCY_HEADER === undefined) return paths
+  return paths.filter((path) => !METRICS_PATHS.includes(path))
+}
+
+function buildConfig(v: VariableValues, set: ReadonlySet<string>): BrokerConfig {
   return deepFreeze({
     port: v.PORT,
     host: v.HOST,
@@ -180,6 +194,8 @@ function buildConfig(v: VariableValues): BrokerConfig {
     maxBodyBytes: v.QUEEN_MAX_BODY_BYTES,
     maxBatchItems: v.QUEEN_MAX_BATCH_ITEMS,
     maxPopBatch: v.QUEEN_MAX_POP_BATCH,
+    maxQueuesPerRequest: v.QUEEN_MAX_QUEUES_PER_REQUEST,
+    maxPartitionsPerRequest: v.QUEEN_MAX_PARTITIONS_PER_REQUEST,
     shutdownTimeoutMs: v.QUEEN_SHUTDOWN_TIMEOUT_MS,
     dataDir: v.QUEEN_DATA_DIR,
     embeddedPgPort: v.QUEEN_EMBEDDED_PG_PORT,
@@ -229,7 +245,7 @@ function buildConfig(v: VariableValues): BrokerConfig {
       audience: v.JWT_AUDIENCE,
       clockSkewSeconds: v.JWT_CLOCK_SKEW,
       requireExp: v.JWT_REQUIRE_EXP,
-      skipPaths: splitList(v.JWT_SKIP_PATHS),
+      skipPaths: skipPathsOf(v, set.has('JWT_SKIP_PATHS')),
       jwksRefreshIntervalSeconds: v.JWT_JWKS_REFRESH_INTERVAL,
       jwksTimeoutMs: v.JWT_JWKS_TIMEOUT_MS,
       jwksCooldownMs: v.JWT_JWKS_COOLDOWN_MS,
@@ -254,13 +270,13 @@ function buildConfig(v: VariableValues): BrokerConfig {
  * problem at once. Pure: reads only its input. Throws {@link ConfigError} listing every invalid variable.
  */
 export function resolveBrokerConfig(input: ConfigInput): ResolvedConfig {
-  const { values, failed, problems, warnings, infos } = resolveVariables(BROKER_VARIABLES, engineInput(input))
+  const { values, failed, set, problems, warnings, infos } = resolveVariables(BROKER_VARIABLES, engineInput(input))
   // Each row was parsed by its own type's rules, so this is the one place the untyped map meets the
   // table-derived type; crossCheck asks `parsed` before reading a variable that may have failed.
   const typed = values as VariableValues
   crossCheck(typed, (...names) => names.every((name) => !failed.has(name)), problems, warnings)
   if (problems.length > 0) throw new ConfigError(problems, warnings)
-  return { config: buildConfig(typed), warnings, infos }
+  return { config: buildConfig(typed, set), warnings, infos }
 }
 
 /** Every broker variable with its default, current value and source, for `queenctl env list`. Never throws. */

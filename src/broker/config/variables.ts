@@ -53,6 +53,15 @@ export const VARIABLES = [
   int('QUEEN_MAX_BODY_BYTES', 33554432, 1, MAX_BODY_BYTES, 'request body limit, bytes (413 above)'),
   int('QUEEN_MAX_BATCH_ITEMS', 10000, 1, MAX_COUNT, 'items per push, ack batch or transaction'),
   int('QUEEN_MAX_POP_BATCH', 10000, 1, MAX_COUNT, 'maximum pop batch'),
+  // Ours, not in operations.md (issue 40): what one request may create. Per-tenant quotas are the gateway's.
+  int('QUEEN_MAX_QUEUES_PER_REQUEST', 100, 1, MAX_COUNT, 'distinct queues one push, transaction or stream cycle names'),
+  int(
+    'QUEEN_MAX_PARTITIONS_PER_REQUEST',
+    1000,
+    1,
+    MAX_COUNT,
+    'distinct partitions one push, transaction or cycle names',
+  ),
   int('QUEEN_SHUTDOWN_TIMEOUT_MS', 30000, 0, MAX_TIMER_MS, 'drain budget after SIGTERM, ms'),
   // 2.2 Embedded PostgreSQL (used only when PG_HOST is unset)
   str('QUEEN_DATA_DIR', defaultDataDir, 'directory of the embedded PostgreSQL', {
@@ -127,7 +136,9 @@ export const VARIABLES = [
   opt('JWT_AUDIENCE', 'required aud claim', { defaultText: 'unset (any)' }),
   int('JWT_CLOCK_SKEW', 30, 0, MAX_TIMER_S, 'tolerance on exp, nbf, iat, s'),
   bool('JWT_REQUIRE_EXP', false, 'refuse tokens without exp'),
-  str('JWT_SKIP_PATHS', '/health,/metrics/prometheus,/metrics,/', 'comma-separated unauthenticated paths'),
+  str('JWT_SKIP_PATHS', '/health,/metrics/prometheus,/metrics,/', 'comma-separated unauthenticated paths', {
+    defaultText: '/health,/metrics/prometheus,/metrics,/ (/health,/ with QUEEN_TENANCY_HEADER set)',
+  }),
   int('JWT_JWKS_REFRESH_INTERVAL', 3600, 1, MAX_TIMER_S, 'JWKS cache lifetime, s'),
   int('JWT_JWKS_TIMEOUT_MS', 5000, 1, MAX_TIMER_MS, 'JWKS fetch timeout, ms'),
   int('JWT_JWKS_COOLDOWN_MS', 30000, 0, MAX_TIMER_MS, 'minimum time between unknown-kid refetches, ms'),

@@ -36,6 +36,7 @@ export type CloseReason =
   | 'self'
   | 'remote-closed'
   | 'socket-error'
+  | 'crowded'
   | 'local'
 
 /** Refusals that mean the other side does not hold the secret or tampers with frames. */
@@ -55,6 +56,7 @@ export const CLOSE_TEXT: Record<CloseReason, string> = {
   self: 'connection to itself',
   'remote-closed': 'closed by the other side',
   'socket-error': 'socket error',
+  crowded: 'closed: too many connections at once; the oldest made room for a newer one',
   local: 'closed here',
 }
 
@@ -110,6 +112,11 @@ export class MeshSocket {
   private idleTimer: NodeJS.Timeout | undefined
   /** The other side announced this process's own instance: a connection to itself. */
   loopsToSelf = false
+  /**
+   * `ip:port` of the other side, read once at the start: a destroyed socket forgets its address, and the
+   * warnings written as a connection closes must still name it (issue 40).
+   */
+  readonly remoteAddress: string
 
   constructor(socket: Socket, options: MeshSocketOptions, events: MeshSocketEvents) {
     this.socket = socket
@@ -117,6 +124,7 @@ export class MeshSocket {
     this.events = events
     this.local = { ...options.self, nonce: newNonce() }
     this.phase = options.role === 'dialer' ? 'awaiting-challenge' : 'awaiting-offer'
+    this.remoteAddress = addressOf(socket)
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => this.receive(chunk))
     socket.on('error', (error) => this.close('socket-error', error.message))
@@ -138,10 +146,12 @@ export class MeshSocket {
     return this.phase === 'open'
   }
 
-  /** `ip:port` of the other side. */
-  get remoteAddress(): string {
-    const host = this.socket.remoteAddress ?? '?'
-    return `${host.includes(':') ? `[${host}]` : host}:${this.socket.remotePort ?? '?'}`
+  /**
+   * True once the other side sent a well-formed HELLO offer (acceptor side): it is speaking the protocol,
+   * which a connection that sends nothing is not, so the handshake budget drops silent ones first.
+   */
+  get offered(): boolean {
+    return this.phase === 'awaiting-proof' || this.phase === 'open'
   }
 
   /** Sends an authenticated frame (dialer, after the handshake); false when not sent. */
@@ -278,6 +288,12 @@ export class MeshSocket {
     const usable = body !== null && typeof body === 'object' && typeof (body as MeshFrame).type === 'string'
     this.events.frame?.(usable ? (body as MeshFrame) : { type: '?' }, frame.length + 4)
   }
+}
+
+/** `ip:port` of a connected socket's other side (`[v6]:port` for IPv6). */
+function addressOf(socket: Socket): string {
+  const host = socket.remoteAddress ?? '?'
+  return `${host.includes(':') ? `[${host}]` : host}:${socket.remotePort ?? '?'}`
 }
 
 function identityOf(body: Record<string, unknown>): HelloIdentity | undefined {

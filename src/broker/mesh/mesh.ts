@@ -77,8 +77,19 @@ const DEFAULT_TIMING: MeshTiming = {
   backoffResetMs: 30_000,
 }
 
-/** Inbound connections accepted at once; more are closed at accept. */
+/**
+ * Authenticated inbound connections kept at once (one per peer process is normal); past it the oldest is
+ * closed, which is most likely a restarted peer's stale one.
+ */
 export const MAX_INBOUND = 16
+/**
+ * Handshakes in progress at once, in all and from one source address (issue 40). Past either budget the
+ * oldest unauthenticated connection is closed, silent ones first, so a flood of idle connections cannot
+ * keep a peer that speaks the protocol out: a peer sends its HELLO offer as soon as it connects, and
+ * proves the secret one round trip later.
+ */
+export const MAX_HANDSHAKES = 16
+export const MAX_HANDSHAKES_PER_SOURCE = 4
 const MAX_WAKES_PER_FRAME = 500
 const WARN_EVERY_MS = 10_000
 
@@ -141,6 +152,8 @@ interface Heard {
 
 interface Inbound {
   socket: MeshSocket
+  /** The source address without the port, read at accept (the handshake budget per source). */
+  host: string
   since: number
   framesIn: number
 }
@@ -162,7 +175,15 @@ export class Mesh {
   private closed = false
   private readonly lastWarnAt = new Map<string, number>()
   /** Totals for tests and the view. */
-  readonly totals = { authFailures: 0, unknownFrames: 0, framesIn: 0, framesOut: 0, floodRefused: 0, heartbeatsIn: 0 }
+  readonly totals = {
+    authFailures: 0,
+    unknownFrames: 0,
+    framesIn: 0,
+    framesOut: 0,
+    /** Connections closed to make room: unauthenticated ones over a handshake budget, authenticated over MAX_INBOUND. */
+    crowdedOut: 0,
+    heartbeatsIn: 0,
+  }
 
   constructor(options: MeshOptions) {
     this.options = options
@@ -434,27 +455,58 @@ export class Mesh {
   // --- accepting ---------------------------------------------------------------------------------------
 
   private accept(socket: Socket): void {
-    if (this.closed || this.inbound.size >= MAX_INBOUND) {
-      this.totals.floodRefused += 1
-      socket.destroy()
-      return
-    }
-    const inbound: Inbound = { socket: undefined as unknown as MeshSocket, since: Date.now(), framesIn: 0 }
+    if (this.closed) return void socket.destroy()
+    // Read now: once the socket is destroyed its address is gone, and the warnings must name it.
+    const host = socket.remoteAddress ?? '?'
+    this.makeRoomForHandshake(host)
+    const inbound: Inbound = { socket: undefined as unknown as MeshSocket, host, since: Date.now(), framesIn: 0 }
     inbound.socket = new MeshSocket(socket, this.socketOptions('acceptor'), {
+      established: () => this.makeRoomForAuthenticated(inbound),
       frame: (frame) => this.receive(inbound, frame),
       closed: (reason, detail) => {
         this.inbound.delete(inbound)
-        if (AUTH_FAILURES.has(reason)) this.authFailure(inbound.socket.remoteAddress, reason, detail)
+        const remote = inbound.socket.remoteAddress
+        if (AUTH_FAILURES.has(reason)) this.authFailure(remote, reason, detail)
         else if (reason === 'oversized' || reason === 'stalled') {
-          this.warnLimited(
-            `proto:${socket.remoteAddress ?? ''}`,
-            { remote: inbound.socket.remoteAddress, reason },
-            `mesh connection closed: ${CLOSE_TEXT[reason]}`,
-          )
+          this.warnLimited(`proto:${host}`, { remote, reason }, `mesh connection closed: ${CLOSE_TEXT[reason]}`)
         }
       },
     })
     this.inbound.add(inbound)
+  }
+
+  /**
+   * Before a new connection joins the handshakes in progress: past the budget of its source address, or
+   * past the budget in all, the oldest unauthenticated connection (of that source, or of any) is closed,
+   * one that has sent nothing before one that has sent its HELLO offer. The newcomer is never the one
+   * refused, so a peer dialing in always gets its round trip.
+   */
+  private makeRoomForHandshake(host: string): void {
+    const handshaking = [...this.inbound].filter((inbound) => !inbound.socket.open)
+    const sameSource = handshaking.filter((inbound) => inbound.host === host)
+    const crowd =
+      sameSource.length >= MAX_HANDSHAKES_PER_SOURCE
+        ? sameSource
+        : handshaking.length >= MAX_HANDSHAKES
+          ? handshaking
+          : []
+    // The set keeps insertion order: the first match is the oldest.
+    const victim = crowd.find((inbound) => !inbound.socket.offered) ?? crowd[0]
+    if (victim) this.crowdOut(victim, 'mesh handshake budget full: closed the oldest unauthenticated connection')
+  }
+
+  /** A connection just authenticated: past MAX_INBOUND authenticated ones, the oldest other is closed. */
+  private makeRoomForAuthenticated(newcomer: Inbound): void {
+    const open = [...this.inbound].filter((inbound) => inbound !== newcomer && inbound.socket.open)
+    if (open.length >= MAX_INBOUND && open[0]) {
+      this.crowdOut(open[0], 'mesh inbound connections full: closed the oldest authenticated one')
+    }
+  }
+
+  private crowdOut(inbound: Inbound, message: string): void {
+    this.totals.crowdedOut += 1
+    this.warnLimited(`crowded:${inbound.host}`, { remote: inbound.socket.remoteAddress }, message)
+    inbound.socket.close('crowded')
   }
 
   private socketOptions(role: 'dialer' | 'acceptor') {

@@ -108,9 +108,22 @@ export async function readQueueOps(pool: pg.Pool, window: QueueSeriesWindow): Pr
   return queueSeries<QueueOpsRow>(pool, 'analyticsQueueOps', window)
 }
 
-/** Parked pops per replica and bucket (analytics-parked.sql): all of them, or those on `queue`. */
-export async function readParkedPops(pool: pg.Pool, window: QueueSeriesWindow): Promise<ParkedPopsRow[]> {
-  return queueSeries<ParkedPopsRow>(pool, 'analyticsParked', window)
+/**
+ * Parked pops per replica and bucket (analytics-parked.sql): with `wholeReplica` (a single-tenant broker)
+ * and no queue, all of them; otherwise those on the tenant's queues, or on `queue`.
+ */
+export async function readParkedPops(
+  pool: pg.Pool,
+  window: QueueSeriesWindow & { wholeReplica: boolean },
+): Promise<ParkedPopsRow[]> {
+  return runQuery<ParkedPopsRow>(pool, 'analyticsParked', [
+    window.tenant,
+    window.from,
+    window.to,
+    window.bucketMinutes,
+    window.queue,
+    window.wholeReplica,
+  ])
 }
 
 /** What retention, eviction and partition cleanup deleted per bucket and kind (analytics-retention.sql). */

@@ -67,8 +67,8 @@ export interface RouteRequest {
   path: string
   query?: Record<string, string | number>
   /**
-   * False for the operator-only routes (`/api/v1/system/*`), which refuse a request carrying the tenancy
-   * header with 403.
+   * False for the operator-only routes (`/api/v1/system/*` and the replica-level analytics), which refuse a
+   * request carrying the tenancy header with 403.
    */
   tenant: boolean
 }
@@ -140,10 +140,10 @@ const ROUTES: Record<RouteKey, RouteSpec> = {
     request: (context) => ({
       path: '/api/v1/analytics/system-metrics',
       query: { from: iso(context.now - OPS_REREAD_MINUTES * 60_000), to: iso(context.now), interval: 'minute' },
-      tenant: true,
+      tenant: false,
     }),
   },
-  postgres: { needed: on('system'), request: () => ({ path: '/api/v1/analytics/postgres-stats', tenant: true }) },
+  postgres: { needed: on('system'), request: () => ({ path: '/api/v1/analytics/postgres-stats', tenant: false }) },
   mesh: { needed: on('mesh'), request: () => ({ path: '/api/v1/system/mesh', tenant: false }) },
 }
 

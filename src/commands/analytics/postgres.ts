@@ -15,7 +15,8 @@ export default class AnalyticsPostgres extends HttpCommand {
     const { flags } = await this.parse(AnalyticsPostgres)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
-    const stats = await client.get<PostgresStatsAnswer>('/api/v1/analytics/postgres-stats')
+    // An operator route: it refuses the tenancy header (issue 40).
+    const stats = await client.get<PostgresStatsAnswer>('/api/v1/analytics/postgres-stats', { tenant: false })
     out.detail(postgresSummary(stats), stats)
     return stats
   }

@@ -52,6 +52,8 @@ export interface ResolvedVariables {
   readonly values: Readonly<Record<string, unknown>>
   /** Variables whose value did not parse. */
   readonly failed: ReadonlySet<string>
+  /** Variables given a value (by a flag, the environment or the env file) rather than left to their default. */
+  readonly set: ReadonlySet<string>
   /** `config error: ...` lines. */
   readonly problems: string[]
   /** `config: ...` lines to log at warn level (alias conflicts, typos). */
@@ -254,8 +256,10 @@ export function resolveVariables(scope: VariableScope, input: ConfigInput): Reso
   const lookup = makeLookup(input, file.entries, warnings)
   const values: Record<string, unknown> = {}
   const failed = new Set<string>()
+  const set = new Set<string>()
   for (const spec of scope.table) {
     const found = lookup(spec)
+    if (found) set.add(spec.name)
     const parsed = found ? parseValue(spec, found) : { value: defaultValue(spec, host) }
     if ('problem' in parsed) {
       problems.push(parsed.problem)
@@ -263,7 +267,7 @@ export function resolveVariables(scope: VariableScope, input: ConfigInput): Reso
     } else values[spec.name] = parsed.value
   }
   scanNames(scope, input, file.entries, warnings, infos)
-  return { values, failed, problems, warnings, infos }
+  return { values, failed, set, problems, warnings, infos }
 }
 
 /** `<set:N chars>` or `<unset>`: how a secret is ever shown. */

@@ -1,4 +1,5 @@
 /** Test tokens minted with jose directly, as an identity provider would. */
+import { createHmac } from 'node:crypto'
 import { SignJWT, type CryptoKey, type JWTPayload, type KeyObject } from 'jose'
 
 /** Token claims; `exp: null` leaves `exp` out. */
@@ -31,7 +32,9 @@ async function signed(
   header: { alg: string } & Record<string, unknown>,
 ): Promise<string> {
   const { exp, ...rest } = claims
-  const jwt = new SignJWT(rest).setProtectedHeader(header).setIssuedAt(typeof rest.iat === 'number' ? rest.iat : undefined)
+  const jwt = new SignJWT(rest)
+    .setProtectedHeader(header)
+    .setIssuedAt(typeof rest.iat === 'number' ? rest.iat : undefined)
   if (exp !== null) jwt.setExpirationTime(exp ?? Math.floor(Date.now() / 1000) + 3600)
   return jwt.sign(key)
 }
@@ -45,4 +48,14 @@ export function bearer(token: string): Record<string, string> {
 export function noneToken(claims: JWTPayload): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
   return `${part({ alg: 'none', typ: 'JWT' })}.${part({ exp: Math.floor(Date.now() / 1000) + 3600, ...claims })}.`
+}
+
+/**
+ * An HS256 token over header and payload JSON written by hand, validly signed: for JSON jose will not
+ * produce, such as a payload that repeats a key.
+ */
+export function hsTokenFromJson(headerJson: string, payloadJson: string, secret: string = SECRET): string {
+  const part = (json: string) => Buffer.from(json).toString('base64url')
+  const input = `${part(headerJson)}.${part(payloadJson)}`
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { parsePrometheusText } from '../../support/prometheus-text.js'
 import { rawRequest } from './raw-http.js'
-import { bearer, hsToken, noneToken, SECRET } from './tokens.js'
+import { bearer, hsToken, hsTokenFromJson, noneToken, SECRET } from './tokens.js'
 
 const ISSUER = 'https://idp.test'
 const AUDIENCE = 'queen'
@@ -100,6 +100,48 @@ describe('401: missing or invalid tokens (http-api.md 2.8)', () => {
       expect(answer.status, bad).toBe(401)
       expect(answer.body.error, bad).toBe('Invalid token')
     }
+  })
+
+  it('a validly signed token whose JSON repeats a key is refused, naming the key (issue 40)', async () => {
+    const claims = `"sub":"alice","iss":"${ISSUER}","aud":"${AUDIENCE}","exp":${now() + 3600}`
+    const header = '{"alg":"HS256","typ":"JWT"}'
+    const before = await authFailures()
+    for (const [headerJson, payloadJson, error] of [
+      [header, `{${claims},"role":"read-only","role":"admin"}`, 'Invalid token: the payload repeats the key "role"'],
+      // Compared as decoded, as JSON.parse compares them.
+      [
+        header,
+        `{${claims},"role":"read-only","\\u0072ole":"admin"}`,
+        'Invalid token: the payload repeats the key "role"',
+      ],
+      [header, `{${claims},"role":"admin","ext":{"t":1,"t":2}}`, 'Invalid token: the payload repeats the key "t"'],
+      [
+        '{"alg":"none","alg":"HS256","typ":"JWT"}',
+        `{${claims},"role":"admin"}`,
+        'Invalid token: the header repeats the key "alg"',
+      ],
+    ] as const) {
+      const answer = await http(
+        broker,
+        'DELETE',
+        '/api/v1/queues/auth-q/clear',
+        undefined,
+        bearer(hsTokenFromJson(headerJson, payloadJson)),
+      )
+      expect(answer.status, payloadJson).toBe(401)
+      expect(answer.body).toEqual({ error, code: 'QUEEN_ERR_UNAUTHORIZED' })
+    }
+    const after = await authFailures()
+    expect((after.get('repeated_key') ?? 0) - (before.get('repeated_key') ?? 0)).toBe(4)
+    // The same token without the repeat is accepted: the refusal is the repeat, not the hand-made signature.
+    const single = await http(
+      broker,
+      'DELETE',
+      '/api/v1/queues/auth-q/clear',
+      undefined,
+      bearer(hsTokenFromJson(header, `{${claims},"role":"admin"}`)),
+    )
+    expect(single.status).not.toBe(401)
   })
 
   it('expired beyond the clock skew: Token has expired; within the skew: accepted', async () => {

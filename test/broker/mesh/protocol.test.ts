@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { parsePrometheusText } from '../../support/prometheus-text.js'
 import { dialAndHandshake, WireSocket, wireAcceptor } from '../../support/mesh-wire.js'
-import { MAX_INBOUND } from '../../../src/broker/mesh/mesh.js'
+import { Writable } from 'node:stream'
+import { MAX_HANDSHAKES, MAX_HANDSHAKES_PER_SOURCE, MAX_INBOUND, Mesh } from '../../../src/broker/mesh/mesh.js'
+import { createLogger } from '../../../src/platform/log/logger.js'
 import { encodePlainFrame } from '../../../src/broker/mesh/protocol.js'
 
 const SECRET = 'a-mesh-secret-of-at-least-32-bytes!!'
@@ -168,16 +170,107 @@ describe('the mesh protocol on raw sockets', () => {
     expect(session.wire.closed).toBe(true)
   })
 
-  it(`accepts at most ${MAX_INBOUND} connections at once and closes the rest`, async () => {
+  it(`keeps at most ${MAX_HANDSHAKES_PER_SOURCE} handshakes from one source address, closing the oldest`, async () => {
     const mesh = broker.app.mesh!
     await expect.poll(() => mesh.inboundViews().length).toBe(0)
-    const refusedBefore = mesh.totals.floodRefused
-    const wires = await Promise.all(Array.from({ length: MAX_INBOUND + 4 }, () => WireSocket.dial(meshPort(broker))))
-    await expect.poll(() => wires.filter((wire) => wire.closed).length).toBe(4)
-    expect(mesh.totals.floodRefused - refusedBefore).toBe(4)
-    expect(mesh.inboundViews()).toHaveLength(MAX_INBOUND)
+    const wires: WireSocket[] = []
+    for (let index = 0; index < MAX_HANDSHAKES_PER_SOURCE + 3; index++) {
+      wires.push(await WireSocket.dial(meshPort(broker)))
+      await expect.poll(() => mesh.inboundViews().length).toBe(Math.min(index + 1, MAX_HANDSHAKES_PER_SOURCE))
+    }
+    // The three oldest made room; the newest are still waiting for their handshake.
+    await expect.poll(() => wires.map((wire) => wire.closed)).toEqual([true, true, true, false, false, false, false])
     for (const wire of wires) wire.destroy()
     await expect.poll(() => mesh.inboundViews().length).toBe(0)
+  })
+
+  it(`keeps at most ${MAX_HANDSHAKES} handshakes in all, and a peer with the secret still gets through`, async () => {
+    const mesh = broker.app.mesh!
+    await expect.poll(() => mesh.inboundViews().length).toBe(0)
+    // Every budget full: four silent connections from each of five other loopback addresses.
+    const sources = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6']
+    const wires: WireSocket[] = []
+    for (const source of sources) {
+      for (let index = 0; index < MAX_HANDSHAKES_PER_SOURCE; index++) {
+        wires.push(await WireSocket.dial(meshPort(broker), '127.0.0.1', source))
+      }
+    }
+    await expect.poll(() => mesh.inboundViews().length).toBe(MAX_HANDSHAKES)
+    await expect.poll(() => wires.filter((wire) => wire.closed).length).toBe(wires.length - MAX_HANDSHAKES)
+    // A peer from a flooded address: the oldest silent connection of that address makes room for it.
+    const peer = await dialAndHandshake(meshPort(broker), SECRET, { serverId: 'late-peer', localAddress: '127.0.0.6' })
+    peer.send(heartbeat())
+    await expect.poll(() => mesh.inboundViews().find((view) => view.serverId === 'late-peer')?.framesIn).toBe(1)
+    expect(peer.wire.closed).toBe(false)
+    // An authenticated connection leaves the handshake budget: a new silent one takes its place.
+    const after = await WireSocket.dial(meshPort(broker), '127.0.0.1', '127.0.0.7')
+    await expect.poll(() => mesh.inboundViews().length).toBe(MAX_HANDSHAKES + 1)
+    expect(after.closed).toBe(false)
+    for (const wire of [...wires, after, peer.wire]) wire.destroy()
+    await expect.poll(() => mesh.inboundViews().length).toBe(0)
+  })
+})
+
+describe('authenticated inbound connections', () => {
+  it(`keeps at most ${MAX_INBOUND}, closing the oldest for a newer one`, async () => {
+    const broker = await startTestBroker({
+      label: 'mesh_inbound_cap',
+      config: { host: '127.0.0.1', mesh: { port: 0, peers: ['127.0.0.1:1'], secret: SECRET } },
+    })
+    try {
+      const mesh = broker.app.mesh!
+      const sessions: Awaited<ReturnType<typeof dialAndHandshake>>[] = []
+      for (let index = 0; index <= MAX_INBOUND; index++) {
+        const session = await dialAndHandshake(meshPort(broker), SECRET, { serverId: `peer-${index}` })
+        session.send(heartbeat())
+        await expect.poll(() => mesh.inboundViews().find((view) => view.serverId === `peer-${index}`)?.framesIn).toBe(1)
+        sessions.push(session)
+      }
+      await expect.poll(() => sessions.map((session) => session.wire.closed).indexOf(false)).toBe(1)
+      expect(sessions.filter((session) => session.wire.closed)).toHaveLength(1)
+      expect(mesh.inboundViews()).toHaveLength(MAX_INBOUND)
+      for (const session of sessions) session.wire.destroy()
+    } finally {
+      await broker.close()
+    }
+  })
+})
+
+describe('the mesh warnings', () => {
+  it('name the address of a dialer that fails authentication', async () => {
+    const lines: Record<string, unknown>[] = []
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const log = createLogger({ level: 'warn', json: true, serverId: 'warn-test', destination })
+    const mesh = new Mesh({
+      serverId: 'warn-test',
+      instance: 'warn-test-instance',
+      host: '127.0.0.1',
+      port: 0,
+      peers: [],
+      secret: SECRET,
+      heartbeatMs: 1000,
+      deadThresholdMs: 5000,
+      log,
+      onHint: () => undefined,
+    })
+    await mesh.start()
+    try {
+      const session = await dialAndHandshake(mesh.port, 'not-the-secret-not-the-secret-not-it')
+      const local = `127.0.0.1:${session.wire.socket.localPort}`
+      await session.wire.whenClosed
+      await expect
+        .poll(() => lines.find((line) => line.msg?.toString().startsWith('mesh authentication failed')))
+        .toBeTruthy()
+      const warning = lines.find((line) => line.msg?.toString().startsWith('mesh authentication failed'))!
+      expect(warning).toMatchObject({ remote: local, reason: 'bad-proof' })
+    } finally {
+      await mesh.close()
+    }
   })
 })
 

@@ -31,13 +31,23 @@ beforeAll(async () => {
   broker = await startTestBroker({ label: 'tenancy-listings', config: { tenancy: { header: 'X-Queen-Tenant' } } })
   await configure(ACME)
   await configure(GLOBEX)
-  const items = [1, 2, 3].map((n) => ({ queue: 'orders', partition: 'p-acme', payload: { secret: `ACME-SECRET-${n}` } }))
+  const items = [1, 2, 3].map((n) => ({
+    queue: 'orders',
+    partition: 'p-acme',
+    payload: { secret: `ACME-SECRET-${n}` },
+  }))
   expect((await http(broker, 'POST', '/api/v1/push', { items }, ACME)).status).toBe(200)
   const globexPush = { items: [{ queue: 'orders', partition: 'p-globex', payload: { note: 'globex' } }] }
   expect((await http(broker, 'POST', '/api/v1/push', globexPush, GLOBEX)).status).toBe(200)
 
   // acme's group takes one message and fails it into the DLQ (retryLimit 0); the other two lag behind.
-  const pop = await http(broker, 'GET', '/api/v1/pop/queue/orders?consumerGroup=acme-cg&batch=1&wait=false', undefined, ACME)
+  const pop = await http(
+    broker,
+    'GET',
+    '/api/v1/pop/queue/orders?consumerGroup=acme-cg&batch=1&wait=false',
+    undefined,
+    ACME,
+  )
   expect(pop.body.messages).toHaveLength(1)
   const popped = pop.body.messages[0] as { partitionId: string; transactionId: string; leaseId: string }
   acmeMessage = { partitionId: popped.partitionId, transactionId: popped.transactionId }
@@ -122,6 +132,35 @@ describe("a tenant's read routes show nothing of another tenant", () => {
     expect(acmeStatus.body.messages.total).toBe(3)
     const overview = await http(broker, 'GET', '/api/v1/resources/overview', undefined, GLOBEX)
     expect(overview.body.messages.total).toBe(1)
+  })
+
+  it("does not show a tenant the replica's request counters, which count every tenant (issue 40)", async () => {
+    // acme pushed, popped and acked on this replica; globex pushed once.
+    expect(broker.services.observability.collector.totals.popRequests).toBeGreaterThan(0)
+    const status = await http(broker, 'GET', '/api/v1/status', undefined, GLOBEX)
+    expect(status.body.messages.requests).toEqual({ push: 0, pop: 0, ack: 0 })
+    expect(status.body.messages.batchEfficiency).toEqual({ push: 0, pop: 0, ack: 0 })
+  })
+
+  it('does not show a tenant the pops another tenant parked (issue 40)', async () => {
+    const parked = http(broker, 'GET', '/api/v1/pop/queue/acme-idle?wait=true&timeout=5000', undefined, ACME)
+    try {
+      await expect.poll(() => broker.services.waiters.parked).toBe(1)
+      await broker.services.observability.metricsJob.runOnce()
+      // The replica's own row counts acme's parked pop ...
+      const { rows } = await broker.db.query('SELECT max(parked_pops)::int AS n FROM queen.metrics_server_minute')
+      expect(rows[0].n).toBe(1)
+      // ... which globex never sees.
+      const answer = await http(broker, 'GET', '/api/v1/analytics/queue-parked-replicas', undefined, GLOBEX)
+      const counts = answer.body.replicas.flatMap((replica: any) =>
+        replica.series.map((point: any) => point.parkedPops),
+      )
+      expect(counts.filter((count: number) => count > 0)).toEqual([])
+    } finally {
+      const push = { items: [{ queue: 'acme-idle', payload: { secret: 'ACME-SECRET-4' } }] }
+      await http(broker, 'POST', '/api/v1/push', push, ACME)
+      await parked
+    }
   })
 
   it.each([

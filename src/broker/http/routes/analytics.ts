@@ -133,10 +133,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
     }
   })
 
-  // With `queue`, the pops parked on that queue per replica; without, every parked pop of each replica.
+  // With `queue`, the pops parked on that queue per replica; without, every parked pop of each replica, or
+  // with tenancy on those on the caller's queues (a replica's total counts every tenant's pops).
   app.get('/api/v1/analytics/queue-parked-replicas', async (request) => {
     const { range, minutes, window } = seriesWindow(request)
-    const rows = await readParkedPops(app.broker.pool, window)
+    const wholeReplica = app.broker.config.tenancy.header === undefined
+    const rows = await readParkedPops(app.broker.pool, { ...window, wholeReplica })
     const replicas = new Map<string, { serverId: string; series: { bucketTime: string; parkedPops: number }[] }>()
     for (const row of rows) {
       const replica = replicas.get(row.server_id) ?? { serverId: row.server_id, series: [] }

@@ -4,6 +4,7 @@ import { pushResultItem } from '../envelopes/push-result.js'
 import { producerSubOf } from '../identity.js'
 import { tenantOf } from '../tenant.js'
 import { parsePushBody } from '../validation/push-body.js'
+import { checkNamesPerRequest } from '../validation/request-ceilings.js'
 
 export function registerPushRoutes(app: FastifyInstance): void {
   app.post('/api/v1/push', async (request, reply) => {
@@ -11,6 +12,7 @@ export function registerPushRoutes(app: FastifyInstance): void {
     // The token's sub with auth on (operations.md 9.5); a producerSub in the body is never read.
     const producerSub = producerSubOf(request)
     const items = parsePushBody(request.body, broker.config.maxBatchItems, producerSub)
+    checkNamesPerRequest(items, broker.config, 'items')
     const outcomes = await broker.ingest.push(tenantOf(request), items, { requestId: request.id })
     // Nothing was stored anywhere (PostgreSQL unreachable and the spool could not take it): 503, and the
     // producer's retry with the same transaction ids is idempotent (http-api.md 2.6).

@@ -37,6 +37,10 @@ function statusWindow(request: FastifyRequest, range: TimeRange, minutes: number
   return { tenant: tenantOf(request), from: range.from, to: range.to, bucketMinutes: minutes, ...filter }
 }
 
+/** The request figures a tenant is shown: this replica's own count every tenant's requests. */
+const NO_REQUESTS = { pushRequests: 0, popRequests: 0, ackRequests: 0, delivered: 0 } as const
+const NO_BATCHES = { requests: 0, batches: 0 } as const
+
 const twoDecimals = (value: number) => Math.round(value * 100) / 100
 const ratio = (numerator: number, denominator: number) => (denominator > 0 ? twoDecimals(numerator / denominator) : 0)
 
@@ -51,9 +55,11 @@ export function registerStatusRoutes(app: FastifyInstance): void {
 
     const bucketSeconds = minutes * 60
     const rangeSeconds = Math.max(1, (range.to.getTime() - range.from.getTime()) / 1000)
-    const totalsOf = broker.observability.collector.totals
-    const pushBatching = broker.push.batching
-    const ackBatching = broker.ack.batching
+    // This replica's request counters count every tenant's requests: a tenant is shown zeros (issue 40).
+    const replicaWide = broker.config.tenancy.header === undefined
+    const totalsOf = replicaWide ? broker.observability.collector.totals : NO_REQUESTS
+    const pushBatching = replicaWide ? broker.push.batching : NO_BATCHES
+    const ackBatching = replicaWide ? broker.ack.batching : NO_BATCHES
     const refreshedAt = totals?.refreshed_at ?? null
     return {
       timeRange: timeRangeBody(range),

@@ -10,6 +10,7 @@ import { BrokerError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
 import { producerSubOf } from '../identity.js'
 import { parseStreamCycle, parseStreamRegistration, parseStreamStateQuery } from '../validation/streams-body.js'
+import { checkNamesPerRequest } from '../validation/request-ceilings.js'
 import { pushResultItem } from '../envelopes/push-result.js'
 
 function cycleBody(queryId: string, partitionId: string, answer: StreamCycleAnswer): Record<string, unknown> {
@@ -61,6 +62,7 @@ export function registerStreamRoutes(app: FastifyInstance): void {
 
   app.post('/streams/v1/cycle', async (request) => {
     const cycle = parseStreamCycle(request.body, broker.config.maxBatchItems, producerSubOf(request))
+    checkNamesPerRequest(cycle.pushItems, broker.config, 'push_items')
     try {
       const answer = await engine.cycle(tenantOf(request), cycle)
       if (!answer.success) request.log.info({ error: answer.error }, 'stream cycle rolled back')

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { producerSubOf } from '../identity.js'
 import { tenantOf } from '../tenant.js'
+import { checkNamesPerRequest } from '../validation/request-ceilings.js'
 import { parseTransactionBody } from '../validation/transaction-body.js'
 
 export function registerTransactionRoutes(app: FastifyInstance): void {
@@ -11,6 +12,8 @@ export function registerTransactionRoutes(app: FastifyInstance): void {
       app.broker.config.maxBatchItems,
       producerSubOf(request),
     )
+    const pushed = operations.flatMap((operation) => (operation.type === 'push' ? operation.items : []))
+    checkNamesPerRequest(pushed, app.broker.config, 'operations')
     const answer = await app.broker.transactions.run(tenantOf(request), operations, requiredLeases)
     if (!answer.success) request.log.info({ error: answer.error }, 'transaction rolled back')
     return answer
