@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { classAllows, routeRule } from './route-classes.js'
 import { classOfRole } from './roles.js'
 import { isSkipPath } from './skip-paths.js'
-import type { AuthFailureReason } from './reasons.js'
+import type { AuthFailureReason } from '../observe/auth-failure-reasons.js'
 
 /** Answers a refused request (401 or 403) with the shapes of http-api.md 2.8, and counts it. */
 export async function refuse(

@@ -4,7 +4,7 @@
  * counts as no role, so a malformed token is never widened.
  */
 import type { AuthConfig } from '../config/broker-config.js'
-import type { Role } from '../http/identity.js'
+import type { Role } from './identity.js'
 import type { RouteClass } from './route-classes.js'
 
 /** The claims and role names that decide a token's role. */

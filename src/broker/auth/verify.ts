@@ -7,11 +7,11 @@
  */
 import { errors, jwtVerify, type CryptoKey, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose'
 import type { AuthConfig } from '../config/broker-config.js'
-import type { RequestIdentity } from '../http/identity.js'
+import type { RequestIdentity } from './identity.js'
 import { repeatedKey } from './duplicate-keys.js'
 import { JwksUnavailableError } from './jwks.js'
 import type { VerificationKeys } from './keys.js'
-import type { AuthFailureReason } from './reasons.js'
+import type { AuthFailureReason } from '../observe/auth-failure-reasons.js'
 import { roleOf } from './roles.js'
 
 /** The outcome of checking one request's header. */

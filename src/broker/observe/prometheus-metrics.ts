@@ -4,7 +4,7 @@
  * global one, so several brokers in one process (the tests) keep separate counters.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { AUTH_FAILURE_REASONS } from '../auth/reasons.js'
+import { AUTH_FAILURE_REASONS } from './auth-failure-reasons.js'
 import { WAKE_SOURCES } from './wake-sources.js'
 import type { BrokerEvents } from './broker-events.js'
 import { OTHER_QUEUE_LABEL, QueueLabels } from './queue-labels.js'

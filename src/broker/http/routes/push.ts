@@ -1,7 +1,7 @@
 /** POST /api/v1/push (http-api.md 5.1). */
 import type { FastifyInstance } from 'fastify'
 import { pushResultItem } from '../envelopes/push-result.js'
-import { producerSubOf } from '../identity.js'
+import { producerSubOf } from '../../auth/identity.js'
 import { tenantOf } from '../tenant.js'
 import { parsePushBody } from '../validation/push-body.js'
 import { checkNamesPerRequest } from '../validation/request-ceilings.js'

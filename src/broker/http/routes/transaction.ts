@@ -1,6 +1,6 @@
 /** POST /api/v1/transaction (http-api.md 5.6). */
 import type { FastifyInstance } from 'fastify'
-import { producerSubOf } from '../identity.js'
+import { producerSubOf } from '../../auth/identity.js'
 import { tenantOf } from '../tenant.js'
 import { checkNamesPerRequest } from '../validation/request-ceilings.js'
 import { parseTransactionBody } from '../validation/transaction-body.js'
