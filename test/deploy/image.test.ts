@@ -20,6 +20,8 @@ import {
   type Container,
   type Volume,
 } from './support/podman.js'
+import { only, render } from './support/helm.js'
+import { resolveEnv } from './support/pods.js'
 import { describeDeployTier } from './support/tier.js'
 
 /** `podman run` flags of a locked-down broker whose spool (and data, for the embedded server) are volumes. */
@@ -78,7 +80,7 @@ async function container(defer: Defer, image: string, flags: string[]): Promise<
   return started
 }
 
-describeDeployTier('the container image', ['podman', 'client'], () => {
+describeDeployTier('the container image', ['podman', 'helm', 'client'], () => {
   let image: string
 
   beforeAll(async () => {
@@ -234,6 +236,64 @@ describeDeployTier('the container image', ['podman', 'client'], () => {
       defer(() => closeQueen(queen))
       const popped = await queen.queue('image-spool').batch(10).wait(false).pop()
       expect(popped.map((message: any) => message.data)).toEqual([{ kept: 1 }, { kept: 2 }])
+    }),
+    120_000,
+  )
+
+  it(
+    "the chart's helm test pod, run in the image, pushes and pops through the Service with a token it mints",
+    scoped(async (defer) => {
+      const database = await createTestDatabase('image_helm_test')
+      defer(() => dropTestDatabase(database))
+      const port = await freePort()
+      const jwtSecret = 'the-hs256-secret-of-this-release-0123456789'
+      const objects = await render({ postgres: { host: 'queen-pg' }, port, jwt: { enabled: true, secret: jwtSecret } })
+      const broker = await container(
+        defer,
+        image,
+        lockedDown(
+          { spool: await volume(defer) },
+          { PORT: String(port), JWT_ENABLED: 'true', JWT_SECRET: jwtSecret, ...externalPostgres(database) },
+        ),
+      )
+      await broker.waitForLog(LISTENING)
+
+      // The test pod as the chart renders it; the Service's name resolves to this host, where the broker listens.
+      const testPod = only(objects, 'Pod')
+      expect(testPod.metadata.annotations['helm.sh/hook']).toBe('test')
+      const spec = testPod.spec.containers[0]
+      const env = (spec.env as any[]).flatMap((entry) => [
+        '-e',
+        `${entry.name}=${resolveEnv(entry, testPod.metadata.name, objects)}`,
+      ])
+      const service = new URL(
+        resolveEnv(
+          spec.env.find((entry: any) => entry.name === 'QUEEN_SERVER'),
+          '',
+          [],
+        ),
+      ).hostname
+      expect(service).toBe(only(objects, 'Service', service).metadata.name)
+      const [entrypoint, ...args] = spec.command as string[]
+      const run = await podman(
+        [
+          'run',
+          '--rm',
+          '--network=host',
+          `--add-host=${service}:127.0.0.1`,
+          '--read-only',
+          '--cap-drop=ALL',
+          '--security-opt=no-new-privileges',
+          ...env,
+          '--entrypoint',
+          entrypoint!,
+          image,
+          ...args,
+        ],
+        { allowFailure: true },
+      )
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0)
+      expect(run.stdout).toMatch(new RegExp(`pushed and popped helm-test-\\S+ through http://${service}:${port}`))
     }),
     120_000,
   )
