@@ -16,6 +16,7 @@ import {
   template,
   type KubeObject,
 } from './support/helm.js'
+import { startFakeKubeApi } from './support/fake-kube-api.js'
 import { describeDeployTier } from './support/tier.js'
 
 const HOST_ONLY = { postgres: { host: 'queen-pg' } }
@@ -228,6 +229,33 @@ describeDeployTier('the Helm chart', ['helm'], () => {
     // With existing Secrets the chart cannot see a change: secretChecksum stands for it.
     const external = checksum(await render(EXISTING_SECRETS))
     expect(checksum(await render({ ...EXISTING_SECRETS, secretChecksum: 'ops-secrets-v2' }))).not.toBe(external)
+  })
+
+  it('keeps a generated mesh secret across upgrades: the Secret in the cluster is read back, and the pods do not roll', async () => {
+    const api = await startFakeKubeApi()
+    try {
+      const installed = await render(HOST_ONLY, { kubeconfig: api.kubeconfig })
+      const secret = only(installed, 'Secret')
+      // As `helm install` leaves it in the cluster: owned by the release.
+      api.put({
+        ...secret,
+        metadata: {
+          ...secret.metadata,
+          annotations: { 'meta.helm.sh/release-name': 'queen', 'meta.helm.sh/release-namespace': 'queen' },
+        },
+      })
+      const upgraded = await render({ ...HOST_ONLY, pool: { size: 10 } }, { kubeconfig: api.kubeconfig })
+      expect(only(upgraded, 'Secret').data['sync-secret']).toBe(secret.data['sync-secret'])
+      expect(checksum(upgraded)).toBe(checksum(installed))
+      // Without the cluster's Secret a new one is made (what the lookup prevents).
+      expect(only(await render(HOST_ONLY), 'Secret').data['sync-secret']).not.toBe(secret.data['sync-secret'])
+      // A secret given in the values replaces the kept one, and rolls the pods.
+      const replaced = await render({ ...HOST_ONLY, mesh: { secret: 'r'.repeat(48) } }, { kubeconfig: api.kubeconfig })
+      expect(Buffer.from(only(replaced, 'Secret').data['sync-secret'], 'base64').toString()).toBe('r'.repeat(48))
+      expect(checksum(replaced)).not.toBe(checksum(installed))
+    } finally {
+      await api.close()
+    }
   })
 
   it('JWT, encryption and tenancy become the broker variables, the secrets read from the chart Secret', async () => {

@@ -34,8 +34,11 @@ export interface HelmResult {
   stderr: string
 }
 
-/** Runs `helm args...` with `values` in a values file (appended as --values); never throws on exit codes. */
-export async function helm(args: string[], values?: Record<string, unknown>): Promise<HelmResult> {
+/**
+ * Runs `helm args...` with `values` in a values file (appended as --values) and, when given, a kubeconfig
+ * (else helm has no cluster); never throws on exit codes.
+ */
+export async function helm(args: string[], values?: Record<string, unknown>, kubeconfig?: string): Promise<HelmResult> {
   const dir = await mkdtemp('/tmp/queenctl-helm-')
   try {
     const valuesArgs: string[] = []
@@ -47,7 +50,14 @@ export async function helm(args: string[], values?: Record<string, unknown>): Pr
     const { stdout, stderr } = await execFileAsync(kubeTool('helm') as string, [...args, ...valuesArgs], {
       maxBuffer: 16 * 1024 * 1024,
       // helm keeps caches and settings under these; never the developer's own.
-      env: { PATH: process.env.PATH, HOME: dir, HELM_CACHE_HOME: dir, HELM_CONFIG_HOME: dir, HELM_DATA_HOME: dir },
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        HELM_CACHE_HOME: dir,
+        HELM_CONFIG_HOME: dir,
+        HELM_DATA_HOME: dir,
+        KUBECONFIG: kubeconfig ?? path.join(dir, 'no-cluster'),
+      },
     })
     return { code: 0, stdout, stderr }
   } catch (error) {
@@ -68,13 +78,26 @@ export interface Release {
   namespace?: string
   /** Extra helm flags, e.g. --skip-schema-validation. */
   flags?: string[]
+  /** A cluster to render against (`--dry-run=server`): its objects are what `lookup` finds. */
+  kubeconfig?: string
 }
 
 /** `helm template`; the result's stderr names the problem when rendering fails. */
 export function template(values: Record<string, unknown>, release: Release = {}): Promise<HelmResult> {
+  // Against a cluster, the API server's OpenAPI documents (which the fake one lacks) are not needed.
+  const server = release.kubeconfig ? ['--dry-run=server', '--disable-openapi-validation'] : []
   return helm(
-    ['template', release.name ?? 'queen', CHART, '--namespace', release.namespace ?? 'queen', ...(release.flags ?? [])],
+    [
+      'template',
+      release.name ?? 'queen',
+      CHART,
+      '--namespace',
+      release.namespace ?? 'queen',
+      ...server,
+      ...(release.flags ?? []),
+    ],
     values,
+    release.kubeconfig,
   )
 }
 
