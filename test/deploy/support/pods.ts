@@ -5,6 +5,7 @@
  * of the pod's own, and each pod has an address of its own (a loopback address here, bound through HOST),
  * with the pods' DNS names mapped to those addresses in /etc/hosts.
  */
+import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { startCli, type TestProcess } from '../../support/cli-harness.js'
@@ -88,16 +89,23 @@ export async function startPod(objects: KubeObject[], ordinal: number, ip: strin
 }
 
 const HOSTS = '/etc/hosts'
+const MARKER = '# queenctl deploy test'
+
+/** Whether a line was added by a test process that is gone (a run killed before it cleaned up). */
+function leftBehind(line: string): boolean {
+  const pid = Number(line.slice(line.indexOf(MARKER) + MARKER.length).trim())
+  return line.includes(MARKER) && !existsSync(`/proc/${pid}`)
+}
 
 /**
- * Adds `address name` lines to /etc/hosts, marked with this process id; the returned function removes
- * exactly those lines.
+ * Adds `address name` lines to /etc/hosts, marked with this process id (and drops lines a killed run left);
+ * the returned function removes exactly the lines it added.
  */
 export async function addHosts(entries: [address: string, name: string][]): Promise<() => Promise<void>> {
-  const marker = `# queenctl deploy test ${process.pid}`
-  const original = await readFile(HOSTS, 'utf8')
+  const marker = `${MARKER} ${process.pid}`
+  const kept = (await readFile(HOSTS, 'utf8')).split('\n').filter((line) => !leftBehind(line))
   const lines = entries.map(([address, name]) => `${address} ${name} ${marker}`)
-  await writeFile(HOSTS, `${original.replace(/\n?$/, '\n')}${lines.join('\n')}\n`)
+  await writeFile(HOSTS, `${kept.join('\n').replace(/\n*$/, '\n')}${lines.join('\n')}\n`)
   return async () => {
     const current = await readFile(HOSTS, 'utf8')
     await writeFile(
