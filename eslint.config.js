@@ -31,6 +31,16 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS configuration files (.dependency-cruiser.cjs): no type information, CommonJS globals.
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'commonjs',
+      parserOptions: { project: null, projectService: false },
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' },
+    },
+  },
+  {
     files: ['src/broker/**/*.ts'],
     rules: {
       'no-console': 'error',
