@@ -6,22 +6,22 @@
  * replica that runs a cycle; batches of EVICTION_BATCH_SIZE loop until nothing is left or half the
  * interval has passed.
  */
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import {
   checkSetting,
-  MaintenanceJob,
+  HousekeepingJob,
   deleteBatchResult,
   EVICTION_LOCK_KEY,
-  runMaintenanceCycle,
+  runHousekeepingCycle,
   type DeleteRow,
-  type MaintenanceJobOptions,
+  type HousekeepingJobOptions,
   type MaintenanceStep,
-} from './maintenance-cycle.js'
+} from './housekeeping-cycle.js'
 
 const JOB = 'eviction'
 
 /** Creates the eviction loop. */
-export function evictionJob(options: MaintenanceJobOptions): MaintenanceJob {
+export function evictionJob(options: HousekeepingJobOptions): HousekeepingJob {
   const { config } = options
   const batchSize = checkSetting(JOB, 'evictionBatchSize', config.evictionBatchSize, 1)
   const intervalMs = config.evictionIntervalMs
@@ -33,11 +33,11 @@ export function evictionJob(options: MaintenanceJobOptions): MaintenanceJob {
         deleteBatchResult('eviction', await runQuery<DeleteRow>(client, 'evictionRun', [batchSize, from])),
     },
   ]
-  return new MaintenanceJob(
+  return new HousekeepingJob(
     JOB,
     intervalMs,
     async (stopping) => {
-      await runMaintenanceCycle({
+      await runHousekeepingCycle({
         job: JOB,
         pool: options.pool,
         lockKey: EVICTION_LOCK_KEY,

@@ -10,10 +10,10 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { classifyPgError } from '../db/pg-errors.js'
+import { classifyPgError } from '../postgres/pg-errors.js'
 
 /** A background service. */
-export interface BackgroundService {
+export interface BackgroundJob {
   readonly name: string
   start(): void
   stop(): Promise<void>
@@ -33,7 +33,7 @@ export interface BackgroundLoopOptions {
 }
 
 /** Runs `work` every `intervalMs` (with jitter) until stopped. */
-export class BackgroundLoop implements BackgroundService {
+export class BackgroundLoop implements BackgroundJob {
   readonly name: string
   private readonly intervalMs: number
   private readonly work: (signal: AbortSignal) => Promise<void>
