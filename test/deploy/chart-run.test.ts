@@ -7,7 +7,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/broker/db/embedded-postgres.js'
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/postgres/embedded-postgres.js'
 import { http } from '../support/broker.js'
 import { runCli } from '../support/cli-harness.js'
 import { freePort } from '../support/mesh-cluster.js'
