@@ -31,13 +31,13 @@ export default tseslint.config(
     },
   },
   {
-    // Tool configuration in CommonJS (.dependency-cruiser.cjs): no type information, `module` is defined.
+    // CommonJS configuration files (.dependency-cruiser.cjs): no type information, CommonJS globals.
     files: ['**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'commonjs',
       parserOptions: { project: null, projectService: false },
-      globals: { module: 'writable', require: 'readonly' },
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' },
     },
   },
   {
