@@ -51,14 +51,13 @@ function run(file: string, args: string[], user: SystemUser, env: Record<string,
  */
 export class PgPair {
   readonly credentials: PgCredentials
-  private nodes: [PgNode, PgNode]
+  private readonly nodes: [PgNode, PgNode]
+  private readonly root: string
+  private readonly user: SystemUser
 
-  private constructor(
-    private readonly root: string,
-    private readonly user: SystemUser,
-    ports: [number, number],
-    password: string,
-  ) {
+  private constructor(root: string, user: SystemUser, ports: [number, number], password: string) {
+    this.root = root
+    this.user = user
     this.credentials = { user: 'postgres', password, database: 'queen' }
     this.nodes = [
       { name: 'pg-a', dataDir: path.join(root, 'pg-a'), port: ports[0], role: 'stopped' },
@@ -146,18 +145,11 @@ export class PgPair {
     node.role = role
   }
 
-  /**
-   * The failover: the primary is stopped immediately, the standby promoted (`pg_ctl promote`) and no longer
-   * waits for a standby. Answers the new primary.
-   */
-  async failover(): Promise<PgNode> {
-    const old = this.primary
-    const next = this.other
-    await this.stopImmediate(old)
-    await run('pg_ctl', ['promote', '-D', next.dataDir, '-w', '-t', '60'], this.user)
-    next.role = 'primary'
+  /** `pg_ctl promote`: the standby becomes the primary, and no longer waits for a standby of its own. */
+  async promote(node: PgNode): Promise<void> {
+    await run('pg_ctl', ['promote', '-D', node.dataDir, '-w', '-t', '60'], this.user)
+    node.role = 'primary'
     await this.setSynchronous(false)
-    return next
   }
 
   /**
