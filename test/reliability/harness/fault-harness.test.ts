@@ -70,6 +70,12 @@ describeWithClient(`fault harness, ${profile} profile`, () => {
           loadErrors: harness.load.loadErrors(),
         })
         await writeFile(reportFile, JSON.stringify(report, null, 2))
+        // The raw ledger and samples beside it, to look into any figure.
+        const { answers, pushes, deliveries, acks } = harness.ledger
+        await writeFile(
+          `${reportFile}.raw.json`,
+          JSON.stringify({ phases, answers, pushes, deliveries, acks, health: harness.health.samples }),
+        )
         log(`drained: ${drained ? 'yes' : 'NO'}; report written to ${reportFile}`)
         process.stdout.write(`\n${markdownTable(report)}\n\n${auditLines(report).join('\n')}\n`)
         process.stdout.write(

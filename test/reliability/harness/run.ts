@@ -6,9 +6,13 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { LIBFAKETIME } from './broker-node.js'
 import { FAULTS } from './faults.js'
 import { PG15_BIN } from './pg-cluster.js'
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 interface Args {
   long: boolean
@@ -70,6 +74,11 @@ function missingPrerequisites(): string[] {
   if (!existsSync(`${PG15_BIN}/pg_basebackup`))
     missing.push(`Debian's PostgreSQL 15 (${PG15_BIN}: apt-get install postgresql-15)`)
   if (!existsSync(LIBFAKETIME)) missing.push(`libfaketime (${LIBFAKETIME}: apt-get install faketime)`)
+  // As test/compat/client.ts finds it; without it the test would be skipped, which is no pass.
+  const clientDir = process.env.QUEEN_CLIENT_DIR ?? path.resolve(REPO_ROOT, '..', 'shared', 'clients', 'queen-mq-js')
+  if (!existsSync(path.join(clientDir, 'client-v2', 'index.js'))) {
+    missing.push(`the Queen JavaScript client at ${clientDir} (set QUEEN_CLIENT_DIR)`)
+  }
   try {
     execFileSync('getent', ['passwd', 'postgres'], { stdio: 'ignore' })
   } catch {
