@@ -12,6 +12,7 @@ import type { TestProcess } from '../support/cli-harness.js'
 import { startServe } from '../support/serve-process.js'
 import { createTestDatabase, dropTestDatabase } from '../support/database.js'
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js'
+import { drain, produce } from '../support/http-load.js'
 import { Ledger } from '../support/ledger.js'
 import { sleep } from '../support/queen.js'
 
@@ -38,52 +39,6 @@ async function spoolDir(): Promise<string> {
 
 function startBroker(spool: string, env: Record<string, string> = {}): Promise<{ process: TestProcess; url: string }> {
   return startServe({ pgPort: proxy.port, database, spool, env })
-}
-
-/** One producer per partition, one request in flight, seq increasing; outcomes go to the ledger. */
-async function produce(url: string, ledger: Ledger, queue: string, partition: string, from: number, count: number) {
-  for (let seq = from; seq < from + count; seq++) {
-    const txId = `${partition}-${seq}`
-    let outcome: 'ok' | 'buffered' | 'fail' | 'unknown' = 'unknown'
-    try {
-      const response = await http({ url }, 'POST', '/api/v1/push', {
-        items: [{ queue, partition, transactionId: txId, payload: { partition, seq } }],
-      })
-      const status = response.status === 200 ? response.body[0].status : 'failed'
-      outcome = status === 'queued' || status === 'duplicate' ? 'ok' : status === 'buffered' ? 'buffered' : 'fail'
-    } catch {
-      outcome = 'unknown'
-    }
-    ledger.push({ txId, partition, seq, outcome })
-  }
-}
-
-/** Drains the queue for a group, acking everything, until `expected` distinct ids were seen or time runs out. */
-async function drain(url: string, ledger: Ledger, queue: string, group: string, expected: number, timeoutMs = 30_000) {
-  const seen = new Set<string>()
-  const deadline = Date.now() + timeoutMs
-  while (seen.size < expected && Date.now() < deadline) {
-    const response = await http(
-      { url },
-      'GET',
-      `/api/v1/pop/queue/${queue}?consumerGroup=${group}&batch=50&wait=true&timeout=500`,
-    )
-    const messages = response.body?.messages ?? []
-    for (const message of messages) {
-      ledger.deliver({ txId: message.transactionId, group, partition: message.partition })
-      seen.add(message.transactionId)
-    }
-    if (messages.length > 0) {
-      await http({ url }, 'POST', '/api/v1/ack/batch', {
-        consumerGroup: group,
-        acknowledgments: messages.map((message: any) => ({
-          transactionId: message.transactionId,
-          partitionId: message.partitionId,
-          leaseId: message.leaseId,
-        })),
-      })
-    }
-  }
 }
 
 describe('PostgreSQL outage', () => {

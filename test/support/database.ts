@@ -65,3 +65,26 @@ export function useTestDatabase(label: string): { client: () => pg.Client } {
     },
   }
 }
+
+/**
+ * Makes a test database refuse writes the way a hot standby or a demoted primary does (SQLSTATE 25006 on
+ * every write, `transaction_read_only` on), or take them again: new sessions get the setting, and every
+ * session open on the database is cut, as a server restarting into recovery cuts them.
+ */
+export async function setDatabaseReadOnly(name: string, readOnly: boolean): Promise<void> {
+  const admin = new pg.Client(serverConnection())
+  await admin.connect()
+  try {
+    await admin.query(
+      readOnly
+        ? `ALTER DATABASE ${name} SET default_transaction_read_only = on`
+        : `ALTER DATABASE ${name} RESET default_transaction_read_only`,
+    )
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    )
+  } finally {
+    await admin.end()
+  }
+}

@@ -1,13 +1,17 @@
 /**
  * The readiness probe's database check (operations.md section 6): a round trip on a dedicated connection,
- * not the request pool, so a saturated pool does not fail the probe; 2 s timeout.
+ * not the request pool, so a saturated pool does not fail the probe; 2 s timeout. A server that answers but
+ * cannot write (a standby, a demoted primary) is not ready: pushes spool until a writable primary answers.
  */
 import pg from 'pg'
 import { SQL } from './queries/index.js'
 
 const PROBE_TIMEOUT_MS = 2000
 
-/** Checks that PostgreSQL answers. */
+/** What the probe found. */
+export type DatabaseState = 'writable' | 'read-only' | 'unreachable'
+
+/** Checks that PostgreSQL answers and takes writes. */
 export class HealthProbe {
   private readonly pool: pg.Pool
 
@@ -24,13 +28,26 @@ export class HealthProbe {
     this.pool.on('error', () => undefined)
   }
 
-  /** True when PostgreSQL answered a round trip within the timeout. */
+  /** True when PostgreSQL answered a round trip within the timeout and takes writes. */
   async check(): Promise<boolean> {
+    return (await this.state()) === 'writable'
+  }
+
+  /**
+   * Whether the server answers and takes writes. A connection that found a read-only server is closed, so
+   * the next check connects again: the address may lead to the new primary by then (a failover).
+   */
+  async state(): Promise<DatabaseState> {
+    let client: pg.PoolClient | undefined
     try {
-      await this.pool.query(SQL.healthPing)
-      return true
-    } catch {
-      return false
+      client = await this.pool.connect()
+      const result = await client.query<{ read_only: boolean }>(SQL.healthPing)
+      const readOnly = result.rows[0]?.read_only !== false
+      client.release(readOnly ? new Error('read-only server') : undefined)
+      return readOnly ? 'read-only' : 'writable'
+    } catch (error) {
+      client?.release(error instanceof Error ? error : new Error(String(error)))
+      return 'unreachable'
     }
   }
 

@@ -3,6 +3,7 @@
  * function inside one transaction.
  */
 import pg from 'pg'
+import { classifyPgError, coerceError } from './pg-errors.js'
 import type { QueryName } from './queries/index.js'
 import { SQL } from './queries/index.js'
 
@@ -110,7 +111,9 @@ export async function inTransaction<T>(
   options: { discardIf?: () => boolean } = {},
 ): Promise<T> {
   const client = await pool.connect()
-  // A connection whose rollback failed may still be inside the transaction: closed, not returned to the pool.
+  // A connection whose rollback failed may still be inside the transaction, and one to a server that cannot
+  // write (a demoted primary after a failover) would fail every later use: both are closed, not returned to
+  // the pool, so the next checkout connects again.
   let broken: Error | undefined
   try {
     await client.query('BEGIN')
@@ -118,8 +121,9 @@ export async function inTransaction<T>(
     await client.query('COMMIT')
     return result
   } catch (error) {
+    if (classifyPgError(error) === 'unavailable') broken = coerceError(error)
     await client.query('ROLLBACK').catch((failure: unknown) => {
-      broken = failure instanceof Error ? failure : new Error(String(failure))
+      broken = coerceError(failure)
     })
     throw error
   } finally {

@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
+import { classifyPgError } from '../db/pg-errors.js'
 
 /** A background service. */
 export interface BackgroundService {
@@ -81,6 +82,9 @@ export class BackgroundLoop implements BackgroundService {
     } catch (error) {
       // Only the abort itself is expected; any other failure, even during a stop, is an error.
       if (signal.aborted && error === signal.reason) this.log.info('background cycle cut by stop')
+      // PostgreSQL down or read-only (a failover) is an outage the database part reports, not a job's fault.
+      else if (classifyPgError(error) === 'unavailable')
+        this.log.warn({ err: error }, 'background cycle skipped: database unavailable')
       else this.log.error({ err: error }, 'background cycle failed')
     } finally {
       cycleEvents.emit('cycle', this.name)

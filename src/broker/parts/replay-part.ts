@@ -31,7 +31,7 @@ async function replayPart(app: FastifyInstance, { config, log }: { config: Repla
   const replayer = new SpoolReplayer(
     spool,
     (tenant, records) => services.push.replay(tenant, records),
-    { maxBatch: config.spool.maxBatch, canReplay },
+    { maxBatch: config.spool.maxBatch, canReplay, onUnavailable: (error) => dbHealth.markDown(error) },
     log,
   )
   const replayLoop = new BackgroundLoop('spool-replay', config.spool.flushMs, () => replayer.runOnce(), log)
@@ -48,6 +48,7 @@ async function replayPart(app: FastifyInstance, { config, log }: { config: Repla
   }
   dbHealth.whenUp(() => {
     services.maintenance.load('database').catch(() => undefined)
+    replayer.resume()
     kickReplay()
   })
   services.maintenance.onChange((kind, enabled) => {

@@ -3,13 +3,15 @@
  * FILE_BUFFER_MAX_BATCH through the normal push statement with the original transaction ids and
  * acceptance times (so replay is idempotent), progress fsynced after every committed batch, a segment
  * deleted only when every record in it was replayed or quarantined. A record PostgreSQL refuses for good
- * is retried alone up to 5 times, then quarantined, and replay goes on; damaged bytes are quarantined with
- * their reason. An outage pauses replay with backoff (1 s doubling to 30 s).
+ * (a fault of its data) is retried alone up to 5 times, then quarantined, and replay goes on; damaged bytes
+ * are quarantined with their reason. An outage, or any failure that is the server's rather than the
+ * record's (a read-only server after a failover, a conflict, a timeout), pauses replay with backoff (1 s
+ * doubling to 30 s) and never sets a record aside: an accepted push is only ever quarantined for its data.
  */
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Logger } from 'pino'
-import { classifyPgError } from '../db/pg-errors.js'
+import { classifyPgError, isDataFault } from '../db/pg-errors.js'
 import { quarantine, type QuarantineEntry } from './quarantine.js'
 import { scanSegment, type DecodedRecord, type SpoolRecord } from './record-format.js'
 import { fsyncDirectory } from './spool-directory.js'
@@ -29,9 +31,17 @@ export interface ReplayerOptions {
   canReplay: () => boolean
   /** Hook after records are stored (wake-ups, metrics). */
   onReplayed?: (records: SpoolRecord[]) => void
+  /** Hook when PostgreSQL turned out unavailable mid-replay (marks the database down). */
+  onUnavailable?: (error: unknown) => void
 }
 
-class ReplayPaused extends Error {}
+class ReplayPaused extends Error {
+  readonly reason: unknown
+  constructor(reason: unknown) {
+    super('replay paused')
+    this.reason = reason
+  }
+}
 
 const OUTAGE_BACKOFF_START_MS = 1000
 const OUTAGE_BACKOFF_MAX_MS = 30_000
@@ -56,6 +66,12 @@ export class SpoolReplayer {
   /** Resolves when no replay is running (shutdown waits for the current batch this way). */
   async whenIdle(): Promise<void> {
     await this.running?.catch(() => undefined)
+  }
+
+  /** Clears the outage backoff: PostgreSQL was seen writable again, so replay may start at once. */
+  resume(): void {
+    this.pausedUntil = 0
+    this.outageBackoffMs = OUTAGE_BACKOFF_START_MS
   }
 
   /** Replays what can be replayed now; concurrent calls share one run. */
@@ -91,9 +107,11 @@ export class SpoolReplayer {
     } catch (error) {
       if (!(error instanceof ReplayPaused)) throw error
       this.pausedUntil = Date.now() + this.outageBackoffMs
+      const unavailable = classifyPgError(error.reason) === 'unavailable'
+      if (unavailable) this.options.onUnavailable?.(error.reason)
       this.log.warn(
-        { records: replayed, retry_in_ms: this.outageBackoffMs },
-        'spool replay paused: database unavailable',
+        { records: replayed, retry_in_ms: this.outageBackoffMs, err: error.reason },
+        unavailable ? 'spool replay paused: database unavailable' : 'spool replay paused: database refused the batch',
       )
       this.outageBackoffMs = Math.min(OUTAGE_BACKOFF_MAX_MS, this.outageBackoffMs * 2)
     } finally {
@@ -135,7 +153,7 @@ export class SpoolReplayer {
     let replayed = 0
     let quarantinedRecords = 0
     for (let index = 0; index < scan.records.length; index += this.options.maxBatch) {
-      if (!this.options.canReplay()) throw new ReplayPaused()
+      if (!this.options.canReplay()) throw new ReplayPaused(undefined)
       const batch = scan.records.slice(index, index + this.options.maxBatch)
       const outcome = await this.replayBatch(segment, batch)
       replayed += outcome.replayed
@@ -159,7 +177,7 @@ export class SpoolReplayer {
       this.finish(batch)
       return { replayed: batch.length, quarantined: 0 }
     } catch (error) {
-      if (classifyPgError(error) === 'unavailable') throw new ReplayPaused()
+      if (!isDataFault(error)) throw new ReplayPaused(error)
       this.log.warn({ err: error, records: batch.length }, 'spool: replay batch failed; retrying record by record')
     }
     let replayed = 0
@@ -182,7 +200,7 @@ export class SpoolReplayer {
         this.finish([decoded])
         return true
       } catch (error) {
-        if (classifyPgError(error) === 'unavailable') throw new ReplayPaused()
+        if (!isDataFault(error)) throw new ReplayPaused(error)
         lastError = error
         if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, delay))
         delay *= 2

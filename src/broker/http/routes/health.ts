@@ -31,8 +31,11 @@ export function registerHealthRoutes(app: FastifyInstance): void {
       queen: { worker_id: 0, status: 'active' },
     }
     if (broker.state.phase === 'draining') return reply.code(503).send({ status: 'draining', ...common })
-    const connected = await broker.health.check()
-    if (!connected) return reply.code(503).send({ status: 'unhealthy', database: 'disconnected', ...common })
+    const database = await broker.health.state()
+    if (database !== 'writable')
+      return reply
+        .code(503)
+        .send({ status: 'unhealthy', database: database === 'read-only' ? 'read-only' : 'disconnected', ...common })
     if (broker.state.phase === 'starting')
       return reply.code(503).send({ status: 'starting', database: 'connected', ...common })
     return { status: 'healthy', database: 'connected', ...common }
