@@ -37,6 +37,9 @@ export class BrokerNode {
   readonly url: string
   /** Output of earlier incarnations (restarts), for the report of a failing run. */
   private readonly pastOutput: string[] = []
+  /** Exits the harness did not ask for (a crash), with the end of the output. */
+  readonly crashes: string[] = []
+  private stopping = false
 
   readonly spec: BrokerSpec
 
@@ -94,13 +97,23 @@ export class BrokerNode {
       `queenctl serve ${spec.name} in ${spec.net.ns}`,
       REPO_ROOT,
     )
-    await this.process.waitFor(/\blistening\b.*\bhttp=/, 60_000)
+    this.stopping = false
+    const started = this.process
+    started.child.once('close', (code, signal) => {
+      if (this.stopping) return
+      const tail = started.output().split('\n').slice(-30).join('\n')
+      this.crashes.push(
+        `${spec.name} exited (code ${String(code)}, signal ${String(signal)}) at ${new Date().toISOString()}:\n${tail}`,
+      )
+    })
+    await started.waitFor(/\blistening\b.*\bhttp=/, 60_000)
   }
 
   /** Sends a signal and waits for the exit (SIGTERM: the drain; SIGKILL: a crash). */
   async stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     const child = this.process
     if (!child?.running()) return { code: null, signal: null }
+    this.stopping = true
     child.child.kill(signal)
     return child.exited(60_000)
   }
@@ -112,6 +125,7 @@ export class BrokerNode {
 
   /** Ends the process if running (SIGKILL). */
   async kill(): Promise<void> {
+    this.stopping = true
     await this.process?.kill()
   }
 }

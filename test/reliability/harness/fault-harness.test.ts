@@ -49,6 +49,8 @@ describeWithClient(`fault harness, ${profile} profile`, () => {
         log(`brokers ${harness.urls().join(', ')}; primary ${harness.pair.primary.name}`)
         harness.load.start(PRODUCERS_PER_BROKER)
         const phases = await runScenario(harness, { profile, seed, durationMs, faults, log })
+        // A broker that died on its own is the first finding: nothing else is worth waiting for.
+        expect(harness.crashes()).toEqual([])
         await harness.load.stopProducers()
         log('producers stopped; draining')
         // Stable twice: a transaction in flight may still add a derived push after the first check.

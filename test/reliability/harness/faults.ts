@@ -6,8 +6,7 @@
 import { readdir, rm, statfs, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setClockOffset } from './broker-node.js'
-import { MESH_FORWARD_PORT, PG_FORWARD_PORT, type Harness } from './harness.js'
-import { BROKER_MESH_PORT } from './broker-node.js'
+import type { Harness } from './harness.js'
 
 /** A fault the scenario can run. */
 export interface Fault {
@@ -27,11 +26,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const first = (harness: Harness) => harness.brokers[0]!
 const second = (harness: Harness) => harness.brokers[1]!
 const all = (harness: Harness) => harness.brokers.map((broker) => broker.name)
-
-/** The PostgreSQL link of broker 1, as nftables sees it in its namespace. */
-const pgLink = { outboundPorts: [PG_FORWARD_PORT] }
-/** The mesh of broker 1: what it dials (the other's forwarder) and what dials it. */
-const meshLink = { outboundPorts: [MESH_FORWARD_PORT], inboundPorts: [BROKER_MESH_PORT] }
 
 export const FAULTS: Fault[] = [
   {
@@ -97,7 +91,7 @@ export const FAULTS: Fault[] = [
     description: '5 % of packets dropped each way on broker 1 <-> PostgreSQL (nftables numgen in its namespace)',
     affects: (harness) => [first(harness).name],
     async run(harness, holdMs, healed) {
-      await harness.lab.apply(first(harness).spec.net, pgLink, { kind: 'loss', percent: 5 })
+      await harness.lab.apply(first(harness).spec.net, harness.pgLink(0), { kind: 'loss', percent: 5 })
       await sleep(holdMs)
       await harness.lab.heal(first(harness).spec.net)
       healed()
@@ -108,7 +102,7 @@ export const FAULTS: Fault[] = [
     description: 'every packet dropped both ways on broker 1 <-> PostgreSQL (no reset: a silent partition)',
     affects: (harness) => [first(harness).name],
     async run(harness, holdMs, healed) {
-      await harness.lab.apply(first(harness).spec.net, pgLink, { kind: 'partition' })
+      await harness.lab.apply(first(harness).spec.net, harness.pgLink(0), { kind: 'partition' })
       await sleep(holdMs)
       await harness.lab.heal(first(harness).spec.net)
       healed()
@@ -119,7 +113,7 @@ export const FAULTS: Fault[] = [
     description: "broker 1's packets to PostgreSQL dropped; PostgreSQL's packets still arrive",
     affects: (harness) => [first(harness).name],
     async run(harness, holdMs, healed) {
-      await harness.lab.apply(first(harness).spec.net, pgLink, { kind: 'one-way' })
+      await harness.lab.apply(first(harness).spec.net, harness.pgLink(0), { kind: 'one-way' })
       await sleep(holdMs)
       await harness.lab.heal(first(harness).spec.net)
       healed()
@@ -141,7 +135,7 @@ export const FAULTS: Fault[] = [
     description: '5 % of mesh packets dropped each way between the replicas (nftables)',
     affects: all,
     async run(harness, holdMs, healed) {
-      await harness.lab.apply(first(harness).spec.net, meshLink, { kind: 'loss', percent: 5 })
+      await harness.lab.apply(first(harness).spec.net, harness.meshLink(0), { kind: 'loss', percent: 5 })
       await sleep(holdMs)
       await harness.lab.heal(first(harness).spec.net)
       healed()
@@ -152,7 +146,7 @@ export const FAULTS: Fault[] = [
     description: 'the mesh between the replicas cut both ways (nftables drop)',
     affects: all,
     async run(harness, holdMs, healed) {
-      await harness.lab.apply(first(harness).spec.net, meshLink, { kind: 'partition' })
+      await harness.lab.apply(first(harness).spec.net, harness.meshLink(0), { kind: 'partition' })
       await sleep(holdMs)
       await harness.lab.heal(first(harness).spec.net)
       healed()
@@ -163,7 +157,7 @@ export const FAULTS: Fault[] = [
     description: "broker 1's mesh packets dropped; broker 2's still arrive",
     affects: all,
     async run(harness, holdMs, healed) {
-      await harness.lab.apply(first(harness).spec.net, meshLink, { kind: 'one-way' })
+      await harness.lab.apply(first(harness).spec.net, harness.meshLink(0), { kind: 'one-way' })
       await sleep(holdMs)
       await harness.lab.heal(first(harness).spec.net)
       healed()
@@ -202,7 +196,7 @@ export const FAULTS: Fault[] = [
       const fs = await statfs(harness.tmpfs)
       const free = fs.bavail * fs.bsize
       await writeFile(filler, Buffer.alloc(Math.max(0, free - 64 * 1024)))
-      await harness.lab.apply(second(harness).spec.net, pgLink, { kind: 'partition' })
+      await harness.lab.apply(second(harness).spec.net, harness.pgLink(1), { kind: 'partition' })
       await sleep(holdMs)
       await rm(filler, { force: true })
       await harness.lab.heal(second(harness).spec.net)

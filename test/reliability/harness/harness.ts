@@ -9,16 +9,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js'
 import { Ledger } from '../../support/ledger.js'
+import { freePort } from '../../support/mesh-cluster.js'
 import { BROKER_HTTP_PORT, BROKER_MESH_PORT, BrokerNode } from './broker-node.js'
 import { Load } from './load.js'
-import { NetLab } from './netlab.js'
+import { NetLab, type PortSelector } from './netlab.js'
 import { PgPair, type PgNode } from './pg-cluster.js'
 import { CursorSampler, HealthSampler } from './probes.js'
 
-/** Port of the PostgreSQL forwarder, on each broker's host address. */
-export const PG_FORWARD_PORT = 5432
-/** Port of the mesh forwarders, on each broker's host address. */
-export const MESH_FORWARD_PORT = 7633
 /** Size of the tmpfs holding the spool of broker 2 (the full-disk fault fills it). */
 export const SPOOL_TMPFS_SIZE = '4m'
 
@@ -48,18 +45,22 @@ export class Harness {
 
   /** Starts everything but the load. */
   static async start(): Promise<Harness> {
-    const pair = await PgPair.start([25481, 25482])
-    let lab: NetLab | undefined
+    const pair = await PgPair.start([await freePort(), await freePort()])
+    let lab: NetLab
     try {
       lab = await NetLab.create(2)
-      const harness = new Harness(pair, lab)
-      await harness.startBrokers()
-      return harness
     } catch (error) {
-      await lab?.destroy()
       await pair.destroy()
       throw error
     }
+    const harness = new Harness(pair, lab)
+    try {
+      await harness.startBrokers()
+    } catch (error) {
+      await harness.stop()
+      throw error
+    }
+    return harness
   }
 
   private async startBrokers(): Promise<void> {
@@ -74,7 +75,8 @@ export class Harness {
       this.pgForwarders.push(
         await startFaultProxy(
           { host: '127.0.0.1', port: this.pair.primary.port },
-          { host: net.hostAddress, port: PG_FORWARD_PORT },
+          // Any free port: a fixed one may be taken by a server listening on every address.
+          { host: net.hostAddress, port: 0 },
         ),
       )
     }
@@ -84,7 +86,7 @@ export class Harness {
       this.meshForwarders.push(
         await startFaultProxy(
           { host: nets[index]!.address, port: BROKER_MESH_PORT },
-          { host: dialer.hostAddress, port: MESH_FORWARD_PORT },
+          { host: dialer.hostAddress, port: 0 },
         ),
       )
     }
@@ -96,9 +98,10 @@ export class Harness {
           name: `b${index + 1}`,
           net: nets[index]!,
           spool,
-          pgPort: PG_FORWARD_PORT,
+          pgPort: this.pgForwarders[index]!.port,
           credentials: this.pair.credentials,
-          peers: [`${nets[index]!.hostAddress}:${MESH_FORWARD_PORT}`],
+          // The forwarder on this broker's host address that leads to the other replica's mesh.
+          peers: [`${nets[index]!.hostAddress}:${this.meshForwarders[(index + 1) % nets.length]!.port}`],
           meshSecret: 'issue-38-harness-mesh-secret-0123456789',
           clockFile: index === 1 ? this.clockFile : undefined,
         }),
@@ -121,6 +124,7 @@ export class Harness {
   async settle(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
+      if (this.crashes().length > 0) return false
       const settled = this.brokers.every((broker) => {
         const sample = this.health.latest(broker.name)
         return sample !== undefined && sample.ready === 200 && sample.spooled === 0 && Date.now() - sample.t < 1000
@@ -129,6 +133,22 @@ export class Harness {
       if (Date.now() > deadline) return false
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
+  }
+
+  /** Every broker exit the harness did not cause. */
+  crashes(): string[] {
+    return this.brokers.flatMap((broker) => broker.crashes)
+  }
+
+  /** Ports broker `index` uses to reach PostgreSQL (its forwarder), for nftables. */
+  pgLink(index: number): PortSelector {
+    return { outboundPorts: [this.pgForwarders[index]!.port] }
+  }
+
+  /** The mesh of broker `index`: the forwarder it dials, and its own mesh port others reach it on. */
+  meshLink(index: number): PortSelector {
+    const dialed = this.meshForwarders[(index + 1) % this.meshForwarders.length]!
+    return { outboundPorts: [dialed.port], inboundPorts: [BROKER_MESH_PORT] }
   }
 
   /** The brokers' HTTP URLs (for the report). */

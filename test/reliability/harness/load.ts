@@ -230,7 +230,9 @@ async function pushOnce(queen: any, partition: string, txId: string, seq: number
       .onError((items: any[], error: Error) => {
         // The client reports a request that never got an answer as failed items too: that is no broker answer.
         const text = String(items[0]?.error ?? error.message)
-        failure = /fetch failed|ECONN|socket|abort|timeout/i.test(text) ? `error: ${errorText(error)}` : `failed: ${text}`
+        failure = /fetch failed|ECONN|socket|abort|timeout/i.test(text)
+          ? `error: ${errorText(error)}`
+          : `failed: ${text}`
       })
     if (failure) return failure
     const status = Array.isArray(results) ? results[0]?.status : undefined

@@ -113,6 +113,7 @@ export async function runScenario(harness: Harness, options: ScenarioOptions): P
     const base = SHORT_HOLD_MS[fault.name] ?? 5000
     const holdMs = fault.name === 'pg-partition' ? 30_000 : Math.round(base * (1 + random() * 2))
     phases.push(await runPhase(harness, fault, holdMs, options.log))
+    if (harness.crashes().length > 0) break
     if (fault.name === 'pg-failover') {
       phases.push(await runPhase(harness, faultNamed('old-primary-read-only'), holdMs, options.log))
     }
