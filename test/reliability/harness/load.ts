@@ -25,6 +25,9 @@ export const QUEUE_MODE = '__QUEUE_MODE__'
 /** Lease of both queues, s: redelivery after a crash comes this long after the pop. */
 export const LEASE_SECONDS = 5
 
+/** Each partition pushes at most once per this many ms. */
+const PUSH_INTERVAL_MS = 100
+
 const CLIENT_OPTIONS = { timeoutMillis: 15_000, retryAttempts: 1, enableFailover: false }
 
 /** Which ledger entries each group must receive. */
@@ -109,6 +112,8 @@ export class Load {
     for (let seq = 0; this.producing; seq++) {
       const txId = `${partition}-${seq}`
       const t0 = Date.now()
+      // A steady pace, so that buffered answers (immediate) do not outrun the consumers.
+      const next = t0 + PUSH_INTERVAL_MS
       let outcome: PushEntry['outcome'] = 'unknown'
       while (outcome !== 'ok' && outcome !== 'buffered') {
         const answer = await pushOnce(queen, partition, txId, seq)
@@ -123,6 +128,7 @@ export class Load {
       }
       this.ledger.push({ txId, partition: `${ORDERS}/${partition}`, seq, outcome, t0, t1: Date.now() })
       if (outcome !== 'ok' && outcome !== 'buffered') return
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())))
     }
   }
 
@@ -162,34 +168,34 @@ export class Load {
         const messages = await popSafely(() => queen.queue(ORDERS).batch(10).wait(true).timeoutMillis(1000).pop())
         if (messages.length === 0) continue
         this.record(messages, ORDERS, QUEUE_MODE, broker)
-        // In order, one transaction per message; the first that fails ends the batch (its lease then expires
-        // and the rest comes again), so derived messages keep their source's partition order.
-        for (const message of messages) {
-          const key = `d-${keyOf(message)}`
-          const seq = Number(message.data?.seq)
-          const partition = String(message.partition)
-          const t0 = Date.now()
-          let outcome: PushEntry['outcome']
-          let answer: string
-          try {
-            await queen
-              .transaction()
-              .ack(message)
-              .queue(DERIVED)
-              .partition(partition)
-              .push([{ data: { key, seq } }])
-              .commit()
-            outcome = 'ok'
-            answer = 'queued'
-          } catch (error) {
-            // Not retried: the lease makes a second commit of the same ack fail, and a redelivery redoes it.
-            outcome = 'unknown'
-            answer = `error: ${errorText(error)}`
-          }
-          this.ledger.answer({ txId: key, answer, broker: broker.name, t: Date.now() })
-          this.ledger.push({ txId: key, partition: `${DERIVED}/${partition}`, seq, outcome, t0, t1: Date.now() })
-          if (outcome !== 'ok') break
-          this.ledger.acked({ txId: keyOf(message), group: QUEUE_MODE, t: Date.now() })
+        // One transaction per pop (one partition): ack every message and push its derived message, in order.
+        // Not retried: the lease makes a second commit of the same acks fail, and a redelivery redoes it.
+        const partition = String(messages[0].partition)
+        const derived = messages.map((message) => ({ key: `d-${keyOf(message)}`, seq: Number(message.data?.seq) }))
+        const t0 = Date.now()
+        let outcome: PushEntry['outcome']
+        let answer: string
+        try {
+          const transaction = queen.transaction()
+          for (const message of messages) transaction.ack(message)
+          await transaction
+            .queue(DERIVED)
+            .partition(partition)
+            .push(derived.map((data) => ({ data })))
+            .commit()
+          outcome = 'ok'
+          answer = 'queued'
+        } catch (error) {
+          outcome = 'unknown'
+          answer = `error: ${errorText(error)}`
+        }
+        const t1 = Date.now()
+        for (const { key, seq } of derived) {
+          this.ledger.answer({ txId: key, answer, broker: broker.name, t: t1 })
+          this.ledger.push({ txId: key, partition: `${DERIVED}/${partition}`, seq, outcome, t0, t1 })
+        }
+        if (outcome === 'ok') {
+          for (const message of messages) this.ledger.acked({ txId: keyOf(message), group: QUEUE_MODE, t: t1 })
         }
       }
     } catch (error) {
