@@ -189,13 +189,13 @@ export const FAULTS: Fault[] = [
   {
     name: 'spool-disk-full',
     description:
-      "broker 2 partitioned from PostgreSQL with its spool's tmpfs filled but 64 KiB, so pushes spool until the disk is full; then space freed and the partition healed",
+      "broker 2 partitioned from PostgreSQL with its spool's tmpfs filled but 32 KiB, so pushes spool until the disk is full; then space freed and the partition healed",
     affects: (harness) => [second(harness).name],
     async run(harness, holdMs, healed) {
       const filler = path.join(harness.tmpfs, 'filler')
       const fs = await statfs(harness.tmpfs)
       const free = fs.bavail * fs.bsize
-      await writeFile(filler, Buffer.alloc(Math.max(0, free - 64 * 1024)))
+      await writeFile(filler, Buffer.alloc(Math.max(0, free - 32 * 1024)))
       await harness.lab.apply(second(harness).spec.net, harness.pgLink(1), { kind: 'partition' })
       await sleep(holdMs)
       await rm(filler, { force: true })

@@ -14,7 +14,7 @@ import { BROKER_HTTP_PORT, BROKER_MESH_PORT, BrokerNode } from './broker-node.js
 import { Load } from './load.js'
 import { NetLab, type PortSelector } from './netlab.js'
 import { PgPair, type PgNode } from './pg-cluster.js'
-import { CursorSampler, HealthSampler } from './probes.js'
+import { CursorSampler, HealthSampler, type HealthSample } from './probes.js'
 
 /** Size of the tmpfs holding the spool of broker 2 (the full-disk fault fills it). */
 export const SPOOL_TMPFS_SIZE = '4m'
@@ -120,21 +120,29 @@ export class Harness {
     for (const forwarder of this.pgForwarders) forwarder.setTarget({ host: '127.0.0.1', port: node.port }, { cut })
   }
 
-  /** Waits until every broker is ready again (after a fault). */
-  async settle(timeoutMs: number): Promise<boolean> {
+  /**
+   * Waits until every broker is ready again (after a fault), then up to `spoolWaitMs` more for their spools
+   * to empty, so the next fault starts clean. The spool may stay non-empty under unbroken load: a partition
+   * with records awaiting replay keeps spooling its new pushes (push-router.ts); the final drain empties it.
+   */
+  async settle(timeoutMs: number, spoolWaitMs = 20_000): Promise<boolean> {
+    const fresh = (check: (sample: HealthSample) => boolean) =>
+      this.brokers.every((broker) => {
+        const sample = this.health.latest(broker.name)
+        return sample !== undefined && Date.now() - sample.t < 1000 && check(sample)
+      })
     const deadline = Date.now() + timeoutMs
     for (;;) {
       if (this.crashes().length > 0) return false
-      const settled = this.brokers.every((broker) => {
-        const sample = this.health.latest(broker.name)
-        // Ready again; the spool need not be empty: under unbroken load a partition with records awaiting
-        // replay keeps spooling its new pushes (push-router.ts), which the final drain empties.
-        return sample !== undefined && sample.ready === 200 && Date.now() - sample.t < 1000
-      })
-      if (settled) return true
+      if (fresh((sample) => sample.ready === 200)) break
       if (Date.now() > deadline) return false
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
+    const spoolDeadline = Date.now() + spoolWaitMs
+    while (!fresh((sample) => sample.spooled === 0) && Date.now() < spoolDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    return true
   }
 
   /** Every broker exit the harness did not cause. */

@@ -24,6 +24,8 @@ export interface PhaseFigures {
   longestAckGapMs?: number
   /** From the fault's start to the first /health answer other than 200 of an affected broker. */
   readinessDownMs?: number
+  /** From the heal to empty spools on every affected broker (when they held records at the heal). */
+  spoolEmptyMs?: number
   /** From the heal to /health 200 again on every affected broker (when it went down). */
   readinessBackMs?: number
   /** /health/live samples other than 200 on affected brokers (a killed broker does not answer). */
@@ -116,8 +118,22 @@ export function buildReport(args: {
         if (back) readinessBackMs = Math.max(readinessBackMs ?? 0, back.t - phase.healed)
       }
     }
+    let spoolEmptyMs: number | undefined
+    const atHeal = samples.filter((sample) => sample.t <= phase.healed && (sample.spooled ?? 0) > 0)
+    if (atHeal.length > 0) {
+      const empty = samples.find(
+        (sample) =>
+          sample.t >= phase.healed &&
+          [...affected].every((broker) => {
+            const latest = samples.filter((other) => other.broker === broker && other.t <= sample.t).at(-1)
+            return latest?.spooled === 0
+          }),
+      )
+      if (empty) spoolEmptyMs = empty.t - phase.healed
+    }
     return {
       fault: phase.fault,
+      spoolEmptyMs,
       affects: phase.affects,
       holdMs: phase.healed - phase.start,
       settled: phase.settled,
@@ -160,8 +176,8 @@ const ms = (value: number | undefined) => (value === undefined ? '-' : `${(value
 /** The per-fault table of docs/reliability.md, in Markdown. */
 export function markdownTable(report: RunReport): string {
   const lines = [
-    '| fault | hold | acked | lost | dup after ack | out of order | pushes queued again after heal | longest gap without an ack | /health not 200 after | /health 200 again after heal | /health/live failures | answers of the affected broker during the fault |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| fault | hold | acked | lost | dup after ack | out of order | pushes queued again after heal | longest gap without an ack | /health not 200 after | /health 200 again after heal | spool empty after heal | /health/live failures | answers of the affected broker during the fault |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ]
   for (const phase of report.phases) {
     const answers = Object.entries(phase.answers)
@@ -169,7 +185,7 @@ export function markdownTable(report: RunReport): string {
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ')
     lines.push(
-      `| ${phase.fault} | ${ms(phase.holdMs)} | ${phase.acked} | ${phase.lost} | ${phase.duplicatedAfterAck} | ${phase.outOfOrder} | ${ms(phase.resumeMs)} | ${ms(phase.longestAckGapMs)} | ${phase.readinessDownMs === undefined ? 'stayed 200' : ms(phase.readinessDownMs)} | ${ms(phase.readinessBackMs)} | ${phase.livenessFailures} | ${answers || '-'} |`,
+      `| ${phase.fault} | ${ms(phase.holdMs)} | ${phase.acked} | ${phase.lost} | ${phase.duplicatedAfterAck} | ${phase.outOfOrder} | ${ms(phase.resumeMs)} | ${ms(phase.longestAckGapMs)} | ${phase.readinessDownMs === undefined ? 'stayed 200' : ms(phase.readinessDownMs)} | ${ms(phase.readinessBackMs)} | ${ms(phase.spoolEmptyMs)} | ${phase.livenessFailures} | ${answers || '-'} |`,
     )
   }
   return lines.join('\n')

@@ -42,14 +42,14 @@ export function seededRandom(seed: number): () => number {
   }
 }
 
-/** Short-profile hold of each fault, ms (the 30 s partition is 15 s here; the long profile holds 30 s). */
+/** Short-profile hold of each fault, ms (the 30 s partition is 20 s here; the long profile holds 30 s). */
 const SHORT_HOLD_MS: Record<string, number> = {
   'pg-failover': 2000,
   'old-primary-read-only': 6000,
   'pg-immediate-stop': 5000,
   'pg-delay-200ms': 10_000,
   'pg-loss-5pct': 10_000,
-  'pg-partition': 15_000,
+  'pg-partition': 20_000,
   'pg-one-way': 10_000,
   'mesh-delay-200ms': 6000,
   'mesh-loss-5pct': 6000,
@@ -57,7 +57,7 @@ const SHORT_HOLD_MS: Record<string, number> = {
   'mesh-one-way': 6000,
   'broker-sigkill': 2000,
   'broker-sigterm': 2000,
-  'spool-disk-full': 10_000,
+  'spool-disk-full': 25_000,
   'clock-step': 8000,
 }
 
