@@ -9,7 +9,7 @@ import { describeWithClient } from '../../compat/client.js'
 import type { Ledger } from '../../support/ledger.js'
 import { Harness } from './harness.js'
 import { EXPECTED, LEASE_SECONDS } from './load.js'
-import { auditLines, buildReport, markdownTable } from './report.js'
+import { aggregateTable, auditLines, buildReport, markdownTable } from './report.js'
 import { runScenario } from './scenario.js'
 
 const profile = process.env.QUEEN_RELIABILITY_PROFILE === 'long' ? 'long' : 'short'
@@ -79,7 +79,9 @@ describeWithClient(`fault harness, ${profile} profile`, () => {
           JSON.stringify({ phases, answers, pushes, deliveries, acks, health: harness.health.samples }),
         )
         log(`drained: ${drained ? 'yes' : 'NO'}; report written to ${reportFile}`)
-        process.stdout.write(`\n${markdownTable(report)}\n\n${auditLines(report).join('\n')}\n`)
+        const table =
+          profile === 'long' ? `${aggregateTable(report)}\n\n${markdownTable(report)}` : markdownTable(report)
+        process.stdout.write(`\n${table}\n\n${auditLines(report).join('\n')}\n`)
         process.stdout.write(
           `cursor samples ${report.cursorSamples}, regressions ${report.cursorRegressions.length}; seed ${seed}\n`,
         )

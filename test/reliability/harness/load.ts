@@ -26,7 +26,7 @@ export const QUEUE_MODE = '__QUEUE_MODE__'
 export const LEASE_SECONDS = 5
 
 /** Each partition pushes at most once per this many ms. */
-const PUSH_INTERVAL_MS = 100
+const PUSH_INTERVAL_MS = 200
 
 const CLIENT_OPTIONS = { timeoutMillis: 15_000, retryAttempts: 1, enableFailover: false }
 
@@ -165,7 +165,7 @@ export class Load {
     const queen = await openQueen(broker, CLIENT_OPTIONS)
     try {
       while (this.consuming) {
-        const messages = await popSafely(() => queen.queue(ORDERS).batch(10).wait(true).timeoutMillis(1000).pop())
+        const messages = await popSafely(() => queen.queue(ORDERS).batch(20).wait(true).timeoutMillis(1000).pop())
         if (messages.length === 0) continue
         this.record(messages, ORDERS, QUEUE_MODE, broker)
         // One transaction per pop (one partition): ack every message and push its derived message, in order.

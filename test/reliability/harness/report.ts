@@ -201,3 +201,24 @@ export function auditLines(report: RunReport): string[] {
       `recovered ${audit.recovered.length}, failed-yet-delivered ${audit.failedYetDelivered.length}`,
   )
 }
+
+/** The long run's table: one row per kind of fault, its occurrences added up (worst times). */
+export function aggregateTable(report: RunReport): string {
+  const groups = new Map<string, PhaseFigures[]>()
+  for (const phase of report.phases) groups.set(phase.fault, [...(groups.get(phase.fault) ?? []), phase])
+  const worst = (phases: PhaseFigures[], pick: (phase: PhaseFigures) => number | undefined) => {
+    const values = phases.map(pick).filter((value): value is number => value !== undefined)
+    return values.length > 0 ? Math.max(...values) : undefined
+  }
+  const lines = [
+    '| fault | times | acked | lost | dup after ack | out of order | worst: pushes queued again after heal | worst: gap without an ack | worst: /health not 200 after | worst: spool empty after heal |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ]
+  for (const [fault, phases] of groups) {
+    const total = (pick: (phase: PhaseFigures) => number) => phases.reduce((sum, phase) => sum + pick(phase), 0)
+    lines.push(
+      `| ${fault} | ${phases.length} | ${total((p) => p.acked)} | ${total((p) => p.lost)} | ${total((p) => p.duplicatedAfterAck)} | ${total((p) => p.outOfOrder)} | ${ms(worst(phases, (p) => p.resumeMs))} | ${ms(worst(phases, (p) => p.longestAckGapMs))} | ${ms(worst(phases, (p) => p.readinessDownMs))} | ${ms(worst(phases, (p) => p.spoolEmptyMs))} |`,
+    )
+  }
+  return lines.join('\n')
+}

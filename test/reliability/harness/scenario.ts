@@ -62,6 +62,8 @@ const SHORT_HOLD_MS: Record<string, number> = {
 }
 
 const SETTLE_TIMEOUT_MS = 60_000
+/** After a fault, how long to wait for empty spools before the next one (best effort, see Harness.settle). */
+const SPOOL_WAIT_MS = 10_000
 const BASELINE_MS = 5000
 
 /** Runs one fault as a phase. */
@@ -73,7 +75,7 @@ async function runPhase(harness: Harness, fault: Fault, holdMs: number, log: (li
     healed = Date.now()
   })
   if (!healed) healed = Date.now()
-  const settled = await harness.settle(SETTLE_TIMEOUT_MS)
+  const settled = await harness.settle(SETTLE_TIMEOUT_MS, SPOOL_WAIT_MS)
   const end = Date.now()
   log(
     `fault ${fault.name}: healed after ${healed - start} ms, settled ${settled ? 'yes' : 'NO'} after ${end - healed} ms`,
