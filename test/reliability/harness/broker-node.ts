@@ -39,6 +39,8 @@ export class BrokerNode {
   private readonly pastOutput: string[] = []
   /** Exits the harness did not ask for (a crash), with the end of the output. */
   readonly crashes: string[] = []
+  /** Boots that ended in an exit before the listening line (then retried). */
+  readonly bootFailures: string[] = []
   private stopping = false
 
   readonly spec: BrokerSpec
@@ -88,25 +90,46 @@ export class BrokerNode {
           'FAKETIME_DONT_FAKE_MONOTONIC=1',
         ]
       : []
+    // Like a supervisor, a broker that exits during its boot is started again (a few times); each such exit
+    // is a finding the report lists.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.boot(env, [...preload, ...command])
+        return
+      } catch (error) {
+        this.bootFailures.push(
+          `${spec.name} boot ${attempt} failed at ${new Date().toISOString()}: ${String(error).slice(-1500)}`,
+        )
+        if (attempt >= 5) throw error
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+      }
+    }
+  }
+
+  private async boot(env: Record<string, string>, command: string[]): Promise<void> {
+    const { spec } = this
     if (this.process) this.pastOutput.push(this.process.output())
     // `ip netns exec` and `env` exec in place: the pid is the broker's own, so signals reach it.
     this.process = startProcess(
       'ip',
-      ['netns', 'exec', spec.net.ns, '/usr/bin/env', ...preload, ...command],
+      ['netns', 'exec', spec.net.ns, '/usr/bin/env', ...command],
       env,
       `queenctl serve ${spec.name} in ${spec.net.ns}`,
       REPO_ROOT,
     )
     this.stopping = false
     const started = this.process
+    let up = false
     started.child.once('close', (code, signal) => {
-      if (this.stopping) return
+      // An exit during the boot is a boot failure (start() records it), not a crash.
+      if (this.stopping || !up) return
       const tail = started.output().split('\n').slice(-30).join('\n')
       this.crashes.push(
         `${spec.name} exited (code ${String(code)}, signal ${String(signal)}) at ${new Date().toISOString()}:\n${tail}`,
       )
     })
     await started.waitFor(/\blistening\b.*\bhttp=/, 60_000)
+    up = true
   }
 
   /** Sends a signal and waits for the exit (SIGTERM: the drain; SIGKILL: a crash). */

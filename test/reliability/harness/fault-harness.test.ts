@@ -70,6 +70,7 @@ describeWithClient(`fault harness, ${profile} profile`, () => {
           cursorSamples: harness.cursors.samples,
           cursorRegressions: harness.cursors.regressions,
           loadErrors: harness.load.loadErrors(),
+          bootFailures: harness.bootFailures(),
         })
         await writeFile(reportFile, JSON.stringify(report, null, 2))
         // The raw ledger and samples beside it, to look into any figure.
@@ -83,11 +84,13 @@ describeWithClient(`fault harness, ${profile} profile`, () => {
           profile === 'long' ? `${aggregateTable(report)}\n\n${markdownTable(report)}` : markdownTable(report)
         process.stdout.write(`\n${table}\n\n${auditLines(report).join('\n')}\n`)
         process.stdout.write(
-          `cursor samples ${report.cursorSamples}, regressions ${report.cursorRegressions.length}; seed ${seed}\n`,
+          `cursor samples ${report.cursorSamples}, regressions ${report.cursorRegressions.length}; ` +
+            `broker boots that exited ${report.bootFailures.length}; seed ${seed}\n`,
         )
         expect(report.totals).toEqual({ lost: 0, duplicatedAfterAck: 0, outOfOrder: 0, unexpected: 0, doubleLeases: 0 })
         expect(report.cursorRegressions).toEqual([])
         expect(report.loadErrors).toEqual([])
+        expect(report.bootFailures).toEqual([])
         expect(phases.filter((phase) => !phase.settled).map((phase) => phase.fault)).toEqual([])
         expect(audits.every((audit) => audit.acknowledged > 0)).toBe(true)
       } finally {

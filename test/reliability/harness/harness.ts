@@ -150,6 +150,11 @@ export class Harness {
     return this.brokers.flatMap((broker) => broker.crashes)
   }
 
+  /** Every boot of a broker that exited before listening (then retried, as a supervisor would). */
+  bootFailures(): string[] {
+    return this.brokers.flatMap((broker) => broker.bootFailures)
+  }
+
   /** Ports broker `index` uses to reach PostgreSQL (its forwarder), for nftables. */
   pgLink(index: number): PortSelector {
     return { outboundPorts: [this.pgForwarders[index]!.port] }

@@ -46,6 +46,8 @@ export interface RunReport {
   cursorSamples: number
   cursorRegressions: CursorRegression[]
   loadErrors: string[]
+  /** Broker boots that exited before listening (each retried). */
+  bootFailures: string[]
   /** Every violation, for the pass criteria: zero each. */
   totals: { lost: number; duplicatedAfterAck: number; outOfOrder: number; unexpected: number; doubleLeases: number }
 }
@@ -72,6 +74,7 @@ export function buildReport(args: {
   cursorSamples: number
   cursorRegressions: CursorRegression[]
   loadErrors: string[]
+  bootFailures: string[]
 }): RunReport {
   const { phases, ledger, audits, health } = args
   const pushT0 = new Map(ledger.pushes.map((entry) => [entry.txId, entry.t0]))
@@ -161,6 +164,7 @@ export function buildReport(args: {
     cursorSamples: args.cursorSamples,
     cursorRegressions: args.cursorRegressions,
     loadErrors: args.loadErrors,
+    bootFailures: args.bootFailures,
     totals: {
       lost: sum((audit) => audit.lost),
       duplicatedAfterAck: sum((audit) => audit.duplicatedAfterAck),
