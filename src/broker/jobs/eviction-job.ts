@@ -6,7 +6,7 @@
  * replica that runs a cycle; batches of EVICTION_BATCH_SIZE loop until nothing is left or half the
  * interval has passed.
  */
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import {
   checkSetting,
   MaintenanceJob,

@@ -4,7 +4,7 @@
  * uncaught exception killed the broker (`panic: Connection terminated unexpectedly`).
  */
 import { expect, it } from 'vitest'
-import { HealthProbe } from '../../../src/broker/db/health-probe.js'
+import { HealthProbe } from '../../../src/platform/postgres/health-probe.js'
 import { serverConnection } from '../../support/database.js'
 import { startFaultProxy } from '../../support/fault-proxy.js'
 

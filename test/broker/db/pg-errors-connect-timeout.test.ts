@@ -6,7 +6,7 @@
  */
 import pg from 'pg'
 import { expect, it } from 'vitest'
-import { classifyPgError } from '../../../src/broker/db/pg-errors.js'
+import { classifyPgError } from '../../../src/platform/postgres/pg-errors.js'
 import { serverConnection } from '../../support/database.js'
 import { startFaultProxy } from '../../support/fault-proxy.js'
 

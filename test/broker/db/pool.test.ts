@@ -1,7 +1,7 @@
 /** The broker's PostgreSQL sessions carry the settings the broker relies on, on a real server. */
 import { afterAll, describe, expect, it } from 'vitest'
-import { classifyPgError } from '../../../src/broker/db/pg-errors.js'
-import { createPool, inTransaction } from '../../../src/broker/db/pool.js'
+import { classifyPgError } from '../../../src/platform/postgres/pg-errors.js'
+import { createPool, inTransaction } from '../../../src/platform/postgres/pool.js'
 import { serverConnection } from '../../support/database.js'
 import { startFaultProxy } from '../../support/fault-proxy.js'
 

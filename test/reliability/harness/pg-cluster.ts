@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { chown, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
-import { readPasswdUser, type SystemUser } from '../../../src/broker/db/system-users.js'
+import { readPasswdUser, type SystemUser } from '../../../src/platform/postgres/system-users.js'
 
 /** Where Debian's postgresql-15 package puts its binaries. */
 export const PG15_BIN = '/usr/lib/postgresql/15/bin'
