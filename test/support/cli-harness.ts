@@ -65,7 +65,7 @@ export interface TestProcess {
   kill(): Promise<void>
 }
 
-function startProcess(
+export function startProcess(
   file: string,
   args: string[],
   env: NodeJS.ProcessEnv,

@@ -27,6 +27,8 @@ export class HealthProbe {
     })
     // A dropped idle probe connection must not crash the process; the next check reconnects.
     this.pool.on('error', () => undefined)
+    // Nor one that dies during a check: pg-pool hears a client's 'error' only while it is idle (issue 38).
+    this.pool.on('connect', (client) => client.on('error', () => undefined))
   }
 
   /** True when PostgreSQL answered a round trip within the timeout and takes writes. */

@@ -41,6 +41,8 @@ export function classifyPgError(error: unknown): PgErrorClass {
   if (
     message.includes('Connection terminated') ||
     message.includes('timeout exceeded when trying to connect') ||
+    // A dedicated pg.Client's connect timeout (the schema apply at boot): issue 38.
+    message === 'timeout expired' ||
     message.includes('Query read timeout') ||
     message.includes('Client has encountered a connection error') ||
     message.includes('Connection ended unexpectedly')

@@ -47,7 +47,7 @@ export function clientConfig(settings: PoolSettings): pg.ClientConfig {
 
 /** Creates the request pool. */
 export function createPool(settings: PoolSettings): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     ...clientConfig(settings),
     max: settings.poolSize,
     idleTimeoutMillis: settings.idleTimeoutMs,
@@ -63,6 +63,11 @@ export function createPool(settings: PoolSettings): pg.Pool {
       await client.query('SET jit = off')
     },
   })
+  // A connection that dies while checked out (inside inTransaction, at a failover) emits 'error' on its
+  // client, and pg-pool listens for that only while the client is idle: unheard, it crashed the process
+  // (issue 38). The statement in flight, or the next one, fails with the same error, classified unavailable.
+  pool.on('connect', (client) => client.on('error', () => undefined))
+  return pool
 }
 
 /** A statement of a server's SQL registry: its name (pg prepares it once per connection under it) and text. */
