@@ -45,9 +45,16 @@ function filesUnder(relative: string): string[] {
  */
 function resolve(citing: string, cited: string): string | undefined {
   const bases = [path.dirname(citing), '.', ...(citing.startsWith('scripts/docs/') ? ['docs'] : [])]
-  return bases
-    .map((base) => path.normalize(path.join(base, cited)))
-    .find((candidate) => existsSync(path.join(root, candidate)))
+  const candidates = bases.map((base) => path.normalize(path.join(base, cited)))
+  return (
+    candidates.find((candidate) => existsSync(path.join(root, candidate))) ??
+    candidates.find((candidate) => candidate in ARRIVING)
+  )
+}
+
+/** The file whose headings a resolved document has: itself, or an arriving document's stand-in (or none). */
+function headingSource(target: string): string | null {
+  return existsSync(path.join(root, target)) ? target : (ARRIVING[target] ?? null)
 }
 
 const headingCache = new Map<string, { text: string; anchor: string }[]>()
