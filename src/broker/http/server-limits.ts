@@ -1,6 +1,6 @@
 /**
  * Timeouts and size limits of the broker's HTTP listener, set deliberately rather than left to Node's and
- * fastify's defaults (README "Limits and timeouts"). The spec names no variables for them, so they are
+ * fastify's defaults (docs/operations.md, "Limits and timeouts of the HTTP listener"). The spec names no variables for them, so they are
  * constants; only the socket idle timeout follows the configuration (it must outlast the longest pop).
  */
 import { MAX_POP_TIMEOUT_MS } from './validation/pop-query.js'
