@@ -12,6 +12,7 @@ import { TransactionEngine } from './engine/transaction-engine.js'
 import { StreamsEngine } from './engine/streams-engine.js'
 import type { HealthProbe } from './db/health-probe.js'
 import { BrokerEvents } from './observe/broker-events.js'
+import { createObservabilityJobs, type ObservabilityJobs } from './jobs/observability-jobs.js'
 import { createObservability, type Observability } from './observe/observability.js'
 import pino, { type Logger } from 'pino'
 import type { DbHealth } from './engine/db-health.js'
@@ -23,7 +24,7 @@ import { HintEffects } from './engine/hint-effects.js'
 import { HintOutbox } from './engine/hint-outbox.js'
 import { PayloadCipher } from './crypto/payload-cipher.js'
 import { PopDecryption } from './crypto/pop-decryption.js'
-import { PushEncryption } from './crypto/push-encryption.js'
+import { PushEncryption } from './engine/push-encryption.js'
 import type { BrokerConfig } from './config/broker-config.js'
 import { BROKER_VERSION } from './version.js'
 
@@ -68,7 +69,7 @@ export interface BrokerServices {
   /** Data-plane events for metrics and logs. */
   events: BrokerEvents
   /** Metrics, the stats snapshot and their background jobs (`observability.jobs` are started by the server). */
-  observability: Observability
+  observability: Observability & ObservabilityJobs
   /** Sends each push to PostgreSQL or the spool. */
   ingest: PushRouter
   /** The cluster-wide maintenance flags as this replica knows them. */
@@ -151,7 +152,7 @@ export function createServices(
       ingest.partitionHasSpooled(tenant, queue, partition),
   }
   const state = { phase: 'starting' as BrokerPhase, startedAt: Date.now() }
-  const observability = createObservability({
+  const observed = createObservability({
     pool,
     events,
     waiters,
@@ -159,14 +160,22 @@ export function createServices(
     version: BROKER_VERSION,
     startedAt: state.startedAt,
     checkDatabase: () => health.check(),
-    statsIntervalMs: config.jobs.statsIntervalMs,
-    metricsAggregateIntervalSeconds: config.jobs.metricsAggregateIntervalSeconds,
-    logStatsIntervalMs: config.log.statsIntervalMs,
     metricsMaxQueues: config.log.metricsMaxQueues,
     // Two tenants may each own `orders`: with tenancy on, every queue label gets its tenant beside it.
     tenantLabels: config.tenancy.header !== undefined,
-    log,
   })
+  const observability = {
+    ...observed,
+    ...createObservabilityJobs(observed, {
+      pool,
+      waiters,
+      serverId: config.serverId,
+      statsIntervalMs: config.jobs.statsIntervalMs,
+      metricsAggregateIntervalSeconds: config.jobs.metricsAggregateIntervalSeconds,
+      logStatsIntervalMs: config.log.statsIntervalMs,
+      log,
+    }),
+  }
   // Spool and maintenance gauges read the live state at every scrape.
   observability.metrics.onCollect(() => {
     const spool = options.spool

@@ -9,13 +9,9 @@ import { access, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import type { BrokerConfig } from '../broker/config/broker-config.js'
-import {
-  ConfigError,
-  listVariables,
-  parseEnvFile,
-  resolveBrokerConfig,
-  type VariableListing,
-} from '../broker/config/resolve.js'
+import { listBrokerVariables, resolveBrokerConfig } from '../broker/config/resolve.js'
+import { ConfigError } from '../platform/config/config-error.js'
+import { parseEnvFile, type VariableListing } from '../platform/config/resolve-variables.js'
 import { EXIT, UserError } from './errors.js'
 import type { Column } from './output.js'
 import { resolvePgConnection } from './pg-connection.js'
@@ -53,7 +49,7 @@ export function envRows(options: {
   all: boolean
   showSecrets: boolean
 }): EnvRow[] {
-  const listing = listVariables({ env: options.env, envFile: options.envFile })
+  const listing = listBrokerVariables({ env: options.env, envFile: options.envFile })
   const fileEntries = parseEnvFile(options.envFile ?? '').entries
   const raw = (row: VariableListing): string | undefined => {
     const name = row.setAs ?? row.name

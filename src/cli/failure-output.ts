@@ -4,7 +4,7 @@
  * (base-command.ts) and by bin/run.js when `serve` without flags, started without oclif, fails.
  */
 import { Errors } from '@oclif/core'
-import { ConfigError } from '../broker/config/resolve.js'
+import { ConfigError } from '../platform/config/config-error.js'
 import { EXIT, UserError } from './errors.js'
 
 export type CommandError = Error & { exitCode?: number; code?: string; oclif?: { exit?: number } }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Flags } from '@oclif/core'
-import { ConfigError, resolveBrokerConfig } from '../broker/config/resolve.js'
+import { resolveBrokerConfig } from '../broker/config/resolve.js'
+import { ConfigError } from '../platform/config/config-error.js'
 import { effectiveConfigLines } from '../broker/config/effective-lines.js'
 import { serveBroker } from '../broker/server.js'
 import { BROKER_VERSION } from '../broker/version.js'

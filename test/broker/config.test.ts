@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import {
-  ConfigError,
-  encryptionKeyId,
-  listVariables,
-  parseEnvFile,
-  resolveBrokerConfig,
-  type ConfigInput,
-} from '../../src/broker/config/resolve.js'
+import { resolveBrokerConfig, listBrokerVariables, type ConfigInput } from '../../src/broker/config/resolve.js'
+import { ConfigError } from '../../src/platform/config/config-error.js'
+import { encryptionKeyId } from '../../src/platform/config/key-format.js'
+import { parseEnvFile } from '../../src/platform/config/resolve-variables.js'
+import type { HostFacts, VariableSpec } from '../../src/platform/config/variable-table.js'
 import { effectiveConfigLines } from '../../src/broker/config/effective-lines.js'
-import {
-  IGNORED_VARIABLES,
-  VARIABLES,
-  isIgnoredVariable,
-  type HostFacts,
-  type VariableSpec,
-} from '../../src/broker/config/variables.js'
+import { IGNORED_VARIABLES, VARIABLES, isIgnoredVariable } from '../../src/broker/config/variables.js'
 
 // A non-root Linux host, so defaults do not depend on who runs the tests.
 const HOST: HostFacts = { hostname: 'queen-0', homedir: '/home/alice', uid: 1000, platform: 'linux', tmpdir: '/tmp' }
@@ -635,9 +626,9 @@ describe('effective-config lines', () => {
   })
 })
 
-describe('listVariables', () => {
+describe('listBrokerVariables', () => {
   it('shows every variable with its default, value and source, secrets redacted', () => {
-    const rows = listVariables({
+    const rows = listBrokerVariables({
       env: { PG_DB: 'queen', PG_PASSWORD: 'hunter2', JWT_ENABLED: 'not-validated-here' },
       envFile: 'DB_POOL_SIZE=9',
       flags: { port: 7000 },

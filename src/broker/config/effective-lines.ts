@@ -1,6 +1,7 @@
 /** The effective-configuration block logged at boot and printed by `serve --print-config` (operations.md 4.1). */
 import type { BrokerConfig } from './broker-config.js'
-import { encryptionKeyId, redactSecret } from './resolve.js'
+import { encryptionKeyId } from '../../platform/config/key-format.js'
+import { redactSecret } from '../../platform/config/resolve-variables.js'
 
 /** Anything the effective-config block shows that the config cannot know. */
 export interface EffectiveConfigExtras {

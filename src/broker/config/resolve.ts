@@ -1,20 +1,18 @@
-// Environment + `serve` flags + `--env-file` -> one validated, frozen BrokerConfig (operations.md sections 1
-// and 2, style.md 3.6). Everything here derives from the table in variables.ts; nothing downstream
-// re-defaults or re-reads the environment.
-import { createHash } from 'node:crypto'
-import os from 'node:os'
+// Environment + `serve` flags + `--env-file` -> one validated, frozen BrokerConfig (docs/configuration.md,
+// docs/conventions.md). The platform's engine parses every row of the broker's table in variables.ts; this
+// module adds the rules that span variables and builds the config. Nothing downstream re-defaults or
+// re-reads the environment.
+import { ConfigError } from '../../platform/config/config-error.js'
 import {
-  CLI_VARIABLES,
-  VARIABLES,
-  isIgnoredVariable,
-  type HostFacts,
-  type VariableSpec,
-  type VariableType,
-  type VariableName,
-  type VariableValues,
-} from './variables.js'
-
+  listVariables,
+  resolveVariables,
+  type ConfigInput as EngineInput,
+  type VariableListing,
+  type VariableScope,
+} from '../../platform/config/resolve-variables.js'
+import type { HostFacts } from '../../platform/config/variable-table.js'
 import type { BrokerConfig } from './broker-config.js'
+import { CLI_VARIABLES, VARIABLES, isIgnoredVariable, type VariableName, type VariableValues } from './variables.js'
 
 /** Values given as `serve` flags; they win over every other source. */
 export interface ConfigFlags {
@@ -28,9 +26,6 @@ export interface ConfigFlags {
   readonly dataDir?: string
 }
 
-/** Where a value came from, highest precedence first. */
-export type ConfigSource = 'flag' | 'env' | 'env-file' | 'default'
-
 /** Input of {@link resolveBrokerConfig}. */
 export interface ConfigInput {
   /** The environment (usually `process.env`); only read, never modified. */
@@ -39,7 +34,7 @@ export interface ConfigInput {
   readonly flags?: ConfigFlags
   /** Text of the `--env-file` file (KEY=VALUE lines); it never overrides the environment. */
   readonly envFile?: string
-  /** Machine facts for computed defaults; {@link currentHostFacts} when omitted (tests pass their own). */
+  /** Machine facts for computed defaults (tests pass their own). */
   readonly hostFacts?: HostFacts
 }
 
@@ -52,232 +47,28 @@ export interface ResolvedConfig {
   readonly infos: readonly string[]
 }
 
-/** Every invalid variable at once; `message` lists them one per line. */
-export class ConfigError extends Error {
-  /** One `config error: ...` line per problem. */
-  readonly problems: readonly string[]
-  /** Warnings found on the way, so `env check` can show them too. */
-  readonly warnings: readonly string[]
-  constructor(problems: readonly string[], warnings: readonly string[] = []) {
-    super(problems.join('\n'))
-    this.name = 'ConfigError'
-    this.problems = problems
-    this.warnings = warnings
-  }
+/** The broker's variables as the engine checks them. */
+export const BROKER_VARIABLES: VariableScope = {
+  table: VARIABLES,
+  otherKnown: CLI_VARIABLES,
+  watchedPrefixes: ['QUEEN_', 'PG_', 'DB_', 'JWT_'],
+  isIgnored: isIgnoredVariable,
+  ignoredLine: (names) => `config: ignored variables ${names.join(',')} (C++ engine tuning; no effect)`,
 }
 
-/** Facts about this machine for computed defaults. */
-export function currentHostFacts(): HostFacts {
+function engineInput(input: ConfigInput): EngineInput {
+  const flags = input.flags ?? {}
   return {
-    hostname: os.hostname(),
-    homedir: os.homedir(),
-    uid: process.getuid?.() ?? -1,
-    platform: process.platform,
-    tmpdir: os.tmpdir(),
+    env: input.env,
+    envFile: input.envFile,
+    hostFacts: input.hostFacts,
+    flags: [
+      { variable: 'PORT', spelling: '--port', value: flags.port },
+      { variable: 'HOST', spelling: '--host', value: flags.host },
+      { variable: 'LOG_LEVEL', spelling: '--log-level', value: flags.logLevel },
+      { variable: 'QUEEN_DATA_DIR', spelling: '--data-dir', value: flags.dataDir },
+    ],
   }
-}
-
-const TABLE: readonly VariableSpec[] = VARIABLES
-const FLAG_NAMES = { port: 'PORT', host: 'HOST', logLevel: 'LOG_LEVEL', dataDir: 'QUEEN_DATA_DIR' } as const
-const FLAG_SPELLING: Record<keyof ConfigFlags, string> = {
-  port: '--port',
-  host: '--host',
-  logLevel: '--log-level',
-  dataDir: '--data-dir',
-}
-
-/** Parse `--env-file` text: `KEY=VALUE` lines, `#` comments, optional `export `, optional quotes. */
-export function parseEnvFile(text: string): { entries: ReadonlyMap<string, string>; problems: string[] } {
-  const entries = new Map<string, string>()
-  const problems: string[] = []
-  text.split(/\r?\n/).forEach((rawLine, index) => {
-    const line = rawLine.trim()
-    if (line === '' || line.startsWith('#')) return
-    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$/.exec(line)
-    // The line itself is never echoed: it may hold a secret.
-    if (!match) return void problems.push(`config error: env file line ${index + 1} is not KEY=VALUE`)
-    let value = (match[2] ?? '').trim()
-    const quote = value[0]
-    if (value.length >= 2 && (quote === '"' || quote === "'") && value.endsWith(quote)) value = value.slice(1, -1)
-    entries.set(match[1] ?? '', value)
-  })
-  return { entries, problems }
-}
-
-/** A value found for a variable: its text, its source and the name it was set under (alias or flag). */
-interface Found {
-  readonly raw: string
-  readonly source: Exclude<ConfigSource, 'default'>
-  readonly setAs: string
-}
-
-/** Finds each variable's value by precedence, applying "empty means unset" and the alias rule. */
-function makeLookup(input: ConfigInput, envFile: ReadonlyMap<string, string>, warnings: string[]) {
-  const flagValues = new Map<string, Found>()
-  for (const key of Object.keys(FLAG_NAMES) as (keyof ConfigFlags)[]) {
-    const value = input.flags?.[key]
-    if (value !== undefined && value !== '') {
-      flagValues.set(FLAG_NAMES[key], { raw: String(value), source: 'flag', setAs: FLAG_SPELLING[key] })
-    }
-  }
-  const layers = [
-    { source: 'env' as const, get: (name: string) => input.env[name] },
-    { source: 'env-file' as const, get: (name: string) => envFile.get(name) },
-  ]
-  return (spec: VariableSpec): Found | undefined => {
-    const flag = flagValues.get(spec.name)
-    if (flag) return flag
-    // Layer by layer, so an alias in the environment still beats the canonical name in the env file.
-    for (const { source, get } of layers) {
-      const set = [spec.name, ...(spec.aliases ?? [])].flatMap((name) => {
-        const raw = get(name)
-        return raw === undefined || raw === '' ? [] : [{ raw, source, setAs: name }]
-      })
-      const [first] = set
-      if (!first) continue
-      const conflicting = set.find((other) => other.raw !== first.raw)
-      if (first.setAs === spec.name && conflicting) {
-        warnings.push(
-          `config: ${conflicting.setAs} and ${spec.name} are both set to different values; using ${spec.name}`,
-        )
-      }
-      return first
-    }
-    return undefined
-  }
-}
-
-function charCount(text: string): number {
-  return Array.from(text).length
-}
-
-/** Why `value` is not a usable `QUEEN_ENCRYPTION_KEY`, without ever quoting it; undefined when it is fine. */
-export function encryptionKeyProblem(value: string, name = 'QUEEN_ENCRYPTION_KEY'): string | undefined {
-  const expected = 'expected 64 hexadecimal characters'
-  const hint = /[\r\n]$/.test(value)
-    ? 'a trailing newline?'
-    : /\s$/.test(value)
-      ? 'a trailing space?'
-      : /^\s/.test(value)
-        ? 'a leading space?'
-        : /^0x/i.test(value)
-          ? 'remove the 0x prefix'
-          : undefined
-  const length = charCount(value)
-  if (length !== 64) {
-    return `${name} has ${length} characters; ${expected} (${hint ?? 'openssl rand -hex 32 makes one'})`
-  }
-  const position = value.search(/[^0-9a-fA-F]/)
-  if (position >= 0) {
-    return `${name} has a non-hexadecimal character at position ${position + 1}; ${expected} (${hint ?? '0-9, a-f'})`
-  }
-  return undefined
-}
-
-/** Key id shown in the boot log and stored with ciphertext: first 16 hex characters of SHA-256 of the key bytes. */
-export function encryptionKeyId(keyHex: string): string {
-  return createHash('sha256').update(Buffer.from(keyHex, 'hex')).digest('hex').slice(0, 16)
-}
-
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-// Kubernetes "service links" put <SERVICE>_PORT=tcp://ip:port into every pod of the namespace; a
-// Service named `pg` then collides with PG_PORT. Say so instead of a bare "not an integer".
-const SERVICE_LINK_VALUE = /^(tcp|udp|sctp):\/\//
-
-function rangeText(spec: { type: VariableType; min: number; max: number }): string {
-  const show = (n: number) => (spec.type === 'decimal' && Number.isInteger(n) ? n.toFixed(1) : String(n))
-  return `(${show(spec.min)}-${show(spec.max)})`
-}
-
-/** Parses one raw value by the table's rules; a problem string when it is invalid. */
-function parseValue(spec: VariableSpec, found: Found): { value: unknown } | { problem: string } {
-  const { raw } = found
-  const where = found.source === 'env-file' ? ' (from the env file)' : ''
-  const shown = raw.length > 80 ? `${raw.slice(0, 77)}...` : raw
-  const bad = (what: string) => ({
-    problem: `config error: ${spec.secret ? found.setAs : `${found.setAs}=${JSON.stringify(shown)}`} ${what}${where}`,
-  })
-  switch (spec.type) {
-    case 'boolean':
-      if (/^(true|1)$/i.test(raw)) return { value: true }
-      if (/^(false|0)$/i.test(raw)) return { value: false }
-      return bad('is not a boolean (use true, false, 1 or 0)')
-    case 'integer':
-    case 'decimal': {
-      const pattern = spec.type === 'integer' ? /^-?\d+$/ : /^-?\d+(\.\d+)?$/
-      if (!pattern.test(raw)) {
-        const hint = SERVICE_LINK_VALUE.test(raw) ? ' (a Kubernetes service link? set enableServiceLinks: false)' : ''
-        return bad(`is not ${spec.type === 'integer' ? 'an integer' : 'a decimal number'}${hint}`)
-      }
-      const value = Number(raw)
-      if ((raw.startsWith('-') && spec.min >= 0) || value < spec.min || value > spec.max) {
-        return bad(`is out of range ${rangeText(spec)}`)
-      }
-      return { value }
-    }
-    case 'enum': {
-      const value = spec.values.find((allowed) => allowed.toLowerCase() === raw.toLowerCase())
-      return value === undefined ? bad(`is not one of ${spec.values.join(', ')}`) : { value }
-    }
-    case 'string':
-      switch (spec.format) {
-        case 'aes-256-key': {
-          const problem = encryptionKeyProblem(raw, found.setAs)
-          return problem === undefined ? { value: raw } : { problem: `config error: ${problem}${where}` }
-        }
-        case 'header-name':
-          return HEADER_NAME.test(raw) ? { value: raw } : bad('is not a valid HTTP header name')
-        case 'http-url':
-          return URL.canParse(raw) && /^https?:$/.test(new URL(raw).protocol)
-            ? { value: raw }
-            : bad('is not an http:// or https:// URL')
-        case undefined:
-          return { value: raw }
-      }
-  }
-}
-
-function defaultValue(spec: VariableSpec, host: HostFacts): string | number | boolean | undefined {
-  if (spec.type !== 'string') return spec.default
-  return typeof spec.default === 'function' ? spec.default(host) : spec.default
-}
-
-function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution))
-    }
-    previous = current
-  }
-  return previous[b.length] ?? 0
-}
-
-const KNOWN = new Set([...TABLE.flatMap((spec) => [spec.name, ...(spec.aliases ?? [])]), ...CLI_VARIABLES])
-const WATCHED_PREFIXES = ['QUEEN_', 'PG_', 'DB_', 'JWT_']
-const SERVICE_LINK_NAME = /_SERVICE_HOST$|_SERVICE_PORT(_[A-Z0-9_]+)?$|_PORT_\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?$/
-
-/** Typo warnings and the ignored-variables info line, over every name set in the environment or env file. */
-function scanNames(input: ConfigInput, envFile: ReadonlyMap<string, string>, warnings: string[], infos: string[]) {
-  const present = new Map<string, string>([...envFile])
-  for (const [name, value] of Object.entries(input.env)) if (value !== undefined) present.set(name, value)
-  const ignored: string[] = []
-  for (const [name, value] of [...present].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (value === '' || KNOWN.has(name)) continue
-    if (isIgnoredVariable(name)) ignored.push(name)
-    else if (!WATCHED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue
-    else if (SERVICE_LINK_NAME.test(name) || (name.endsWith('_PORT') && SERVICE_LINK_VALUE.test(value))) continue
-    else {
-      const scored = [...KNOWN].map((known) => ({ name: known, distance: levenshtein(name, known) }))
-      const best = scored.reduce((a, b) => (b.distance < a.distance ? b : a))
-      // A far-off "suggestion" misleads more than none.
-      const near = best.distance <= Math.max(2, Math.floor(name.length / 3))
-      warnings.push(`config: unknown variable ${name}${near ? ` (did you mean ${best.name}?)` : ''}`)
-    }
-  }
-  if (ignored.length > 0) infos.push(`config: ignored variables ${ignored.join(',')} (C++ engine tuning; no effect)`)
 }
 
 type NumericName = { [K in keyof VariableValues]: VariableValues[K] extends number ? K : never }[keyof VariableValues]
@@ -458,76 +249,16 @@ function buildConfig(v: VariableValues): BrokerConfig {
  * problem at once. Pure: reads only its input. Throws {@link ConfigError} listing every invalid variable.
  */
 export function resolveBrokerConfig(input: ConfigInput): ResolvedConfig {
-  const warnings: string[] = []
-  const infos: string[] = []
-  const file = parseEnvFile(input.envFile ?? '')
-  const problems = [...file.problems]
-  const host = input.hostFacts ?? currentHostFacts()
-  const lookup = makeLookup(input, file.entries, warnings)
-  const values: Record<string, unknown> = {}
-  const failed = new Set<string>()
-  for (const spec of TABLE) {
-    const found = lookup(spec)
-    const parsed = found ? parseValue(spec, found) : { value: defaultValue(spec, host) }
-    if ('problem' in parsed) {
-      problems.push(parsed.problem)
-      failed.add(spec.name)
-    } else values[spec.name] = parsed.value
-  }
-  scanNames(input, file.entries, warnings, infos)
-  // Each row was parsed by its own type's rules above, so this is the one place the untyped map meets
-  // the table-derived type; crossCheck asks `parsed` before reading a variable that may have failed.
+  const { values, failed, problems, warnings, infos } = resolveVariables(BROKER_VARIABLES, engineInput(input))
+  // Each row was parsed by its own type's rules, so this is the one place the untyped map meets the
+  // table-derived type; crossCheck asks `parsed` before reading a variable that may have failed.
   const typed = values as VariableValues
   crossCheck(typed, (...names) => names.every((name) => !failed.has(name)), problems, warnings)
   if (problems.length > 0) throw new ConfigError(problems, warnings)
   return { config: buildConfig(typed), warnings, infos }
 }
 
-/** `<set:N chars>` or `<unset>`: how a secret is ever shown. */
-export function redactSecret(value: string | undefined): string {
-  return value === undefined ? '<unset>' : `<set:${charCount(value)} chars>`
-}
-
-/** One row of `queenctl env list`. */
-export interface VariableListing {
-  /** Canonical name. */
-  readonly name: string
-  /** Accepted older names. */
-  readonly aliases: readonly string[]
-  /** Value type. */
-  readonly type: VariableType
-  /** One-line meaning. */
-  readonly description: string
-  /** Whether the value is redacted. */
-  readonly secret: boolean
-  /** The default as documented (`30000`, `the host name`, `unset`). */
-  readonly default: string
-  /** The value in effect as text (secrets as `<set:N chars>`); undefined when unset. Not validated. */
-  readonly value: string | undefined
-  /** Where the value came from. */
-  readonly source: ConfigSource
-  /** The name or flag it was read from, when not the canonical name (`PG_DB`, `--port`). */
-  readonly setAs?: string
-}
-
-/** Every variable with its default, current value and source, for `queenctl env list`. Never throws. */
-export function listVariables(input: ConfigInput): VariableListing[] {
-  const host = input.hostFacts ?? currentHostFacts()
-  const lookup = makeLookup(input, parseEnvFile(input.envFile ?? '').entries, [])
-  return TABLE.map((spec) => {
-    const found = lookup(spec)
-    const fallback = defaultValue(spec, host)
-    const text = found?.raw ?? (fallback === undefined ? undefined : String(fallback))
-    return {
-      name: spec.name,
-      aliases: spec.aliases ?? [],
-      type: spec.type,
-      description: spec.description,
-      secret: spec.secret === true,
-      default: spec.defaultText ?? (spec.default === undefined ? 'unset' : String(fallback)),
-      value: spec.secret && text !== undefined ? redactSecret(text) : text,
-      source: found?.source ?? 'default',
-      ...(found && found.setAs !== spec.name ? { setAs: found.setAs } : {}),
-    }
-  })
+/** Every broker variable with its default, current value and source, for `queenctl env list`. Never throws. */
+export function listBrokerVariables(input: ConfigInput): VariableListing[] {
+  return listVariables(BROKER_VARIABLES, engineInput(input))
 }

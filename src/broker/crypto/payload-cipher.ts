@@ -11,7 +11,7 @@
  * ciphertext does not authenticate or is malformed: a tampered or corrupted row).
  */
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
-import { encryptionKeyId, encryptionKeyProblem } from '../config/resolve.js'
+import { encryptionKeyId, encryptionKeyProblem } from '../../platform/config/key-format.js'
 
 const ALGORITHM = 'aes-256-gcm'
 const IV_BYTES = 12

@@ -24,7 +24,7 @@ import { hostname } from 'node:os'
 import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
-import { ConfigError } from '../config/resolve.js'
+import { ConfigError } from '../../platform/config/config-error.js'
 import { makeDirectory, missingDirectories, pidIsAlive, readPasswdUser, type SystemUser } from './system-users.js'
 
 /** Options of {@link startEmbeddedPostgres}. */

@@ -14,6 +14,7 @@
  * and were answered "database unavailable"). A first attempt in flight keeps its arrival place in the line:
  * a round stops there rather than serve those behind it first, and runs again when the attempt ends.
  */
+import type { WakeSource } from '../observe/wake-sources.js'
 
 /** Waiter keys whose queue starts with this are namespace/task pops: any push of the tenant re-checks them. */
 export const NAMESPACE_WAIT_PREFIX = '\u0001ns:'
@@ -84,12 +85,6 @@ interface KeyState {
   lastFailed: boolean
   timer: NodeJS.Timeout | undefined
 }
-
-/** Every wake source, for counters that should show all of them from the start. */
-export const WAKE_SOURCES = ['local', 'mesh', 'pg_notify', 'timer'] as const
-
-/** Where a wake came from (for metrics). */
-export type WakeSource = (typeof WAKE_SOURCES)[number]
 
 /** What an ack needs to know of past wakes: {@link PopWaiters.wakeMark} and {@link PopWaiters.wokenSince}. */
 export type WakeMarks = Pick<PopWaiters, 'wakeMark' | 'wokenSince'>

@@ -4,7 +4,7 @@
  * the hot paths' logic and lets each observer live in its own module.
  */
 
-import type { WakeSource } from '../engine/pop-waiters.js'
+import type { WakeSource } from './wake-sources.js'
 
 /** Push outcome as counted by metrics (operations.md 12.1). */
 export type PushOutcomeKind = 'queued' | 'buffered' | 'duplicate' | 'failed'

@@ -5,7 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { AUTH_FAILURE_REASONS } from '../auth/reasons.js'
-import { WAKE_SOURCES } from '../engine/pop-waiters.js'
+import { WAKE_SOURCES } from './wake-sources.js'
 import type { BrokerEvents } from './broker-events.js'
 import { OTHER_QUEUE_LABEL, QueueLabels } from './queue-labels.js'
 import type { StatsView } from './stats-view.js'

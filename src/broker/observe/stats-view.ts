@@ -5,7 +5,7 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
-import type { MessageCountersRow } from '../store/message-counters.js'
+import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** Totals over every tenant. */
 export interface SystemStats {

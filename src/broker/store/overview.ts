@@ -4,7 +4,7 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
-import type { MessageCountersRow } from './message-counters.js'
+import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** Queues grouped by one tag, with partition and message counts. */
 export interface GroupedQueuesRow {

@@ -4,7 +4,7 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
-import type { MessageCountersRow } from './message-counters.js'
+import type { MessageCountersRow } from '../db/message-counters.js'
 import type { QueueSummaryRow } from './queues.js'
 
 /** A partition with its snapshot counters and the cursor counters of its reference group. */

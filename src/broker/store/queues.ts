@@ -4,7 +4,7 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
-import type { MessageCountersRow } from './message-counters.js'
+import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** A queue with its partition count and message counters, as the queue listings read it. */
 export interface QueueSummaryRow {

@@ -4,7 +4,7 @@
  */
 import type pg from 'pg'
 import { runQuery } from '../db/pool.js'
-import type { MessageCountersRow } from './message-counters.js'
+import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** The queue/namespace/task filters shared by the status statements; null matches everything. */
 export interface StatusFilter {

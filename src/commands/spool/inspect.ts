@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import { currentHostFacts } from '../../broker/config/resolve.js'
+import { currentHostFacts } from '../../platform/config/resolve-variables.js'
 import { defaultSpoolDir } from '../../broker/config/variables.js'
 import { inspectSpool, isSpoolDirectory } from '../../broker/spool/spool-inspect.js'
 import { EXIT, UserError } from '../../cli/errors.js'

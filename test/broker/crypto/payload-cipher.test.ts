@@ -17,7 +17,7 @@ import {
   ENCRYPTION_UNAVAILABLE,
   PushEncryption,
   ReplayRefusedError,
-} from '../../../src/broker/crypto/push-encryption.js'
+} from '../../../src/broker/engine/push-encryption.js'
 import type { PushItem } from '../../../src/broker/engine/push-item.js'
 import type { QueueRecord, QueueRegistry } from '../../../src/broker/engine/queue-registry.js'
 import type { SpoolRecord } from '../../../src/broker/spool/record-format.js'

@@ -11,7 +11,7 @@ import { chmod, lstat, mkdtemp, readFile, readlink, rm, stat, writeFile } from '
 import path from 'node:path'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../../src/broker/config/resolve.js'
+import { ConfigError } from '../../../src/platform/config/config-error.js'
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgres,

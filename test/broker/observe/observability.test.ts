@@ -1,5 +1,4 @@
 import pg from 'pg'
-import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BrokerEvents } from '../../../src/broker/observe/broker-events.js'
 import { createObservability, type ObservabilityOptions } from '../../../src/broker/observe/observability.js'
@@ -19,32 +18,16 @@ function options(overrides: Partial<ObservabilityOptions> = {}): ObservabilityOp
     waiters: { parked: 0 },
     serverId: 'unit',
     version: '1.2.3',
-    statsIntervalMs: 10_000,
-    metricsAggregateIntervalSeconds: 60,
-    logStatsIntervalMs: 30_000,
     metricsMaxQueues: 1000,
     startedAt: Date.now(),
     checkDatabase: () => Promise.resolve(true),
-    log: pino({ enabled: false }),
     ...overrides,
   }
 }
 
 describe('createObservability', () => {
-  it('creates the stats, metrics and log jobs, without the log job when its interval is 0', () => {
-    expect(createObservability(options()).jobs.map((job) => job.name)).toEqual(['stats', 'metrics', 'stats-log'])
-    const quiet = createObservability(options({ logStatsIntervalMs: 0 }))
-    expect(quiet.jobs.map((job) => job.name)).toEqual(['stats', 'metrics'])
-    expect(quiet.logJob).toBeUndefined()
-  })
-
-  it.each([
-    [{ statsIntervalMs: 0 }, 'statsIntervalMs must be > 0'],
-    [{ metricsAggregateIntervalSeconds: -1 }, 'metricsAggregateIntervalSeconds must be > 0'],
-    [{ logStatsIntervalMs: Number.NaN }, 'logStatsIntervalMs must be >= 0'],
-    [{ metricsMaxQueues: 1.5 }, 'maxQueues must be an integer'],
-  ])('refuses %o at construction', (overrides, message) => {
-    expect(() => createObservability(options(overrides))).toThrow(message)
+  it('refuses a fractional metricsMaxQueues at construction', () => {
+    expect(() => createObservability(options({ metricsMaxQueues: 1.5 }))).toThrow('maxQueues must be an integer')
   })
 
   it('stops counting events once closed', () => {

@@ -45,10 +45,10 @@
 import type pg from 'pg'
 import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
 import { runQuery } from '../db/pool.js'
-import type { PushItem } from '../engine/push-item.js'
-import type { QueueRegistry } from '../engine/queue-registry.js'
+import type { PushItem } from './push-item.js'
+import type { QueueRegistry } from './queue-registry.js'
 import type { SpoolRecord } from '../spool/record-format.js'
-import { KeyUnavailableError, type PayloadCipher, type PayloadIdentity } from './payload-cipher.js'
+import { KeyUnavailableError, type PayloadCipher, type PayloadIdentity } from '../crypto/payload-cipher.js'
 
 /** The per-item refusal of a push to an encrypted queue on a broker without a key (semantics.md 9.3). */
 export const ENCRYPTION_UNAVAILABLE = 'encryption unavailable: QUEEN_ENCRYPTION_KEY is not configured'
