@@ -1,5 +1,5 @@
 /**
- * docs/configuration.md, generated from the broker's variable table (src/broker/config/variables.ts): the
+ * docs/configuration.md, generated from the broker's variable table (src/broker/config/variables.ts, rows typed by src/platform/config/variable-table.ts): the
  * hand-written introduction below, then one table per group of variables, the C++-engine variables the
  * broker accepts and ignores, and the variables of the other commands. `npm run docs` writes it; a test
  * fails when the committed file differs from what this renders (docs/conventions.md, "Generated documents").
@@ -9,8 +9,8 @@ import {
   IGNORED_VARIABLE_PREFIXES,
   IGNORED_VARIABLES,
   VARIABLES,
-  type VariableSpec,
 } from '../../src/broker/config/variables.js'
+import type { VariableSpec } from '../../src/platform/config/variable-table.js'
 
 /** Where the generated file lives, relative to the repository root. */
 export const CONFIGURATION_DOC = 'docs/configuration.md'
