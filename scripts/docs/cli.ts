@@ -82,7 +82,8 @@ function flagNotes(flag: ManifestFlag): string {
   const notes: string[] = []
   if (flag.required) notes.push('required')
   if (flag.multiple) notes.push('repeatable')
-  if (flag.default !== undefined && flag.default !== false) notes.push(`default \`${typeof flag.default === 'string' ? flag.default : JSON.stringify(flag.default)}\``)
+  if (flag.default !== undefined && flag.default !== false)
+    notes.push(`default \`${typeof flag.default === 'string' ? flag.default : JSON.stringify(flag.default)}\``)
   if (flag.exclusive?.length) notes.push(`not with ${flag.exclusive.map((name) => `--${name}`).join(', ')}`)
   return notes.join('; ')
 }
@@ -104,7 +105,10 @@ function commandSection(command: ManifestCommand, globalNames: readonly string[]
   const lines = [`### ${BIN} ${spaced(command.id)}`, '']
   if (command.summary) lines.push(prose(command.summary), '')
   lines.push('```', usage(command), '```', '')
-  if (command.description && command.description !== command.summary) lines.push(prose(command.description), '')
+  if (command.description && command.description !== command.summary) {
+    // A line break in a description is a new paragraph, as --help shows it.
+    lines.push(prose(command.description).split(/\n+/).join('\n\n'), '')
+  }
   const args = Object.values(command.args)
   if (args.length > 0) {
     lines.push('| Argument | Description |', '|---|---|')
