@@ -123,6 +123,15 @@ function headingList(texts) {
   return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`
 }
 
+/** The new text of a citation, or the old one when the map cannot rewrite it (reported elsewhere). */
+function rewrittenOrSame(citation, map) {
+  try {
+    return rewrittenCitation(citation.keys, map)
+  } catch {
+    return citation.text
+  }
+}
+
 /** The new citation for the keys of one old one: documents in order of first mention, headings deduplicated. */
 export function rewrittenCitation(keys, map) {
   const byDoc = new Map()
@@ -139,6 +148,74 @@ export function rewrittenCitation(keys, map) {
       headings.length === 0 || headings.length > MOST_HEADINGS ? file : `${file}, ${headingList(headings)}`,
     )
     .join('; ')
+}
+
+/** The column comments wrap at (the code's Prettier width). */
+const WIDTH = 120
+const CODE_FILE = /\.(ts|tsx|mjs|js|sql)$/
+
+/** A comment line: its leading text up to the words (`  // `, ` * `, `-- `, with a bullet's indent) and the words. */
+function commentLine(line) {
+  const match = /^(\s*(?:\/\/|--|\*)\s)(\s*)(.*)$/.exec(line)
+  if (!match || /^\s*\*\//.test(line)) return undefined
+  const [, marker, indent, text] = match
+  return { first: marker + indent, next: marker + indent + (text.startsWith('- ') ? '  ' : ''), text }
+}
+
+function wrapWords(words, first, next) {
+  const lines = []
+  let current = first
+  let empty = true
+  for (const word of words) {
+    if (!empty && current.length + 1 + word.length > WIDTH) {
+      lines.push(current)
+      current = next + word
+    } else {
+      current += (empty ? '' : ' ') + word
+    }
+    empty = false
+  }
+  lines.push(current)
+  return lines
+}
+
+/**
+ * Re-wraps the comment paragraphs of code files whose lines a rewrite pushed past the width: the long line
+ * and the lines of its paragraph after it. A one-line doc comment becomes a block. Lines of code, tables and
+ * fenced examples are left as they are.
+ */
+export function rewrapComments(text, changedLines) {
+  const lines = text.split('\n')
+  const out = []
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    if (!changedLines.has(i) || line.length <= WIDTH) {
+      out.push(line)
+      continue
+    }
+    const block = /^(\s*)\/\*\* (.*) \*\/$/.exec(line)
+    if (block) {
+      const [, indent, body] = block
+      out.push(`${indent}/**`, ...wrapWords(body.split(/\s+/), `${indent} * `, `${indent} * `), `${indent} */`)
+      continue
+    }
+    const head = commentLine(line)
+    if (!head || head.text.includes('|') || head.text.startsWith('```')) {
+      out.push(line)
+      continue
+    }
+    const words = head.text.split(/\s+/)
+    let j = i + 1
+    for (; j < lines.length; j++) {
+      const more = commentLine(lines[j])
+      if (!more || more.first !== head.next || more.text === '' || more.text.startsWith('- ')) break
+      if (more.text.includes('|') || more.text.startsWith('```') || /^[@*]/.test(more.text)) break
+      words.push(...more.text.split(/\s+/))
+    }
+    out.push(...wrapWords(words, head.first, head.next))
+    i = j - 1
+  }
+  return out.join('\n')
 }
 
 function filesUnder(target) {
@@ -176,7 +253,20 @@ function main(argv) {
       next += text.slice(at, citation.index) + replacement
       at = citation.index + citation.length
     }
-    planned.push({ file, text: next + text.slice(at), count: citations.length })
+    next += text.slice(at)
+    if (CODE_FILE.test(file)) {
+      // The lines that carry a rewritten citation, counted in the new text.
+      const changed = new Set()
+      let offset = 0
+      for (const citation of citations) {
+        const replacement = rewrittenOrSame(citation, map)
+        const start = citation.index + offset
+        changed.add(next.slice(0, start).split('\n').length - 1)
+        offset += replacement.length - citation.length
+      }
+      next = rewrapComments(next, changed)
+    }
+    planned.push({ file, text: next, count: citations.length })
   }
   if (problems.size > 0) {
     for (const problem of problems) console.error(problem)
