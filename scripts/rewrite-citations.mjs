@@ -123,10 +123,22 @@ function headingList(texts) {
   return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`
 }
 
+/**
+ * Whether `index` lies inside a double-quoted string literal of its line (an odd number of unescaped `"`
+ * before it), where the headings' quotes must be escaped.
+ */
+function insideDoubleQuotes(text, index) {
+  const lineStart = text.lastIndexOf('\n', index - 1) + 1
+  const before = text.slice(lineStart, index)
+  if (/^\s*(\/\/|\*|\/\*|--)/.test(before)) return false
+  return (before.match(/(?<!\\)"/g) ?? []).length % 2 === 1
+}
+
 /** The new text of a citation, or the old one when the map cannot rewrite it (reported elsewhere). */
-function rewrittenOrSame(citation, map) {
+function rewrittenOrSame(citation, map, escaped) {
   try {
-    return rewrittenCitation(citation.keys, map)
+    const replacement = rewrittenCitation(citation.keys, map)
+    return escaped ? replacement.replace(/"/g, '\\"') : replacement
   } catch {
     return citation.text
   }
@@ -247,6 +259,8 @@ function main(argv) {
       let replacement = citation.text
       try {
         replacement = rewrittenCitation(citation.keys, map)
+        if (CODE_FILE.test(file) && insideDoubleQuotes(text, citation.index))
+          replacement = replacement.replace(/"/g, '\\"')
       } catch (error) {
         problems.add(`${file}: ${error.message}`)
       }
@@ -259,7 +273,11 @@ function main(argv) {
       const changed = new Set()
       let offset = 0
       for (const citation of citations) {
-        const replacement = rewrittenOrSame(citation, map)
+        const replacement = rewrittenOrSame(
+          citation,
+          map,
+          CODE_FILE.test(file) && insideDoubleQuotes(text, citation.index),
+        )
         const start = citation.index + offset
         changed.add(next.slice(0, start).split('\n').length - 1)
         offset += replacement.length - citation.length
