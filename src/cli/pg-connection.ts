@@ -1,5 +1,5 @@
 /**
- * Where PostgreSQL-direct commands connect (cli.md section 2): `--pg-url`, else the broker's PG_*
+ * Where PostgreSQL-direct commands connect (docs/cli.md, "Global flags"): `--pg-url`, else the broker's PG_*
  * variables, else the context's `database` reference, else the embedded server recorded in
  * QUEEN_DATA_DIR when it is running; otherwise exit 2 with a hint.
  */

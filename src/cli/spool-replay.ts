@@ -1,10 +1,10 @@
 /**
- * `spool replay` (cli.md section 8, operations.md 7.5): replays the spool of a stopped broker into
- * PostgreSQL with the broker's own modules — Spool.open (the directory lock and the boot recovery of an
- * unfinished segment), SpoolReplayer (oldest segment first, batches of FILE_BUFFER_MAX_BATCH, progress
- * fsynced, poison records quarantined, a segment deleted only when every record is settled) and the push
- * engine's replay statement (original transaction ids and acceptance times, so a repeat stores nothing
- * twice). A directory a running broker owns is refused: that broker replays it itself.
+ * `spool replay` (docs/cli.md, "Command reference", docs/operations.md, "Spool replay"): replays the spool of a stopped
+ * broker into PostgreSQL with the broker's own modules — Spool.open (the directory lock and the boot recovery of an
+ * unfinished segment), SpoolReplayer (oldest segment first, batches of FILE_BUFFER_MAX_BATCH, progress fsynced, poison
+ * records quarantined, a segment deleted only when every record is settled) and the push engine's replay statement
+ * (original transaction ids and acceptance times, so a repeat stores nothing twice). A directory a running broker owns
+ * is refused: that broker replays it itself.
  */
 import { constants } from 'node:fs'
 import { access } from 'node:fs/promises'
@@ -24,7 +24,9 @@ import { EXIT, UserError } from './errors.js'
 import { readMaintenanceDirect } from './maintenance.js'
 import { readSchemaStatus } from './schema-status.js'
 
-/** QUEEN_MAX_BODY_BYTES + 64 KiB: the record bound the broker's reader uses (operations.md 7.2). */
+/**
+ * QUEEN_MAX_BODY_BYTES + 64 KiB: the record bound the broker's reader uses (docs/operations.md, "Spool record format").
+ */
 export const RECORD_OVERHEAD_BYTES = 64 * 1024
 
 /** What a replay did. */

@@ -29,7 +29,7 @@ function problemsOf(env: Env, rest: Omit<Partial<ConfigInput>, 'env'> = {}): str
   throw new Error('expected a ConfigError')
 }
 
-// Copied by hand from operations.md section 2 (2.1 to 2.12), canonical names only.
+// Copied by hand from docs/configuration.md, "Variables" (2.1 to 2.12), canonical names only.
 const SPEC_VARIABLES = [
   // 2.1
   'PORT', 'HOST', 'QUEEN_SERVER_ID', 'QUEEN_APPLY_SCHEMA', 'DEFAULT_TIMEOUT', 'DEFAULT_BATCH_SIZE',
@@ -65,13 +65,13 @@ const SPEC_VARIABLES = [
 ] // prettier-ignore
 
 describe('the variable table', () => {
-  it('holds exactly the variables of operations.md section 2, once each', () => {
+  it('holds exactly the variables of docs/configuration.md, "Variables", once each', () => {
     const names = VARIABLES.map((spec) => spec.name)
     expect(new Set(names).size).toBe(names.length)
     expect([...names].sort()).toEqual([...SPEC_VARIABLES].sort())
   })
 
-  it('declares the aliases of operations.md section 1', () => {
+  it('declares the aliases of docs/configuration.md, "How configuration is read"', () => {
     const aliases = Object.fromEntries(TABLE.flatMap((spec) => (spec.aliases ?? []).map((alias) => [alias, spec.name])))
     expect(aliases).toEqual({
       PG_DB: 'PG_DATABASE',
@@ -113,7 +113,7 @@ describe('the variable table', () => {
 })
 
 describe('defaults', () => {
-  it('are the values of operations.md section 2 when nothing is set', () => {
+  it('are the values of docs/configuration.md, "Variables" when nothing is set', () => {
     const { config, warnings, infos } = resolve({})
     expect(warnings).toEqual([])
     expect(infos).toEqual([])
@@ -561,7 +561,7 @@ describe('aliases, typos and ignored variables', () => {
     ])
   })
 
-  it('gives the example line of operations.md 2.13', () => {
+  it('gives the example line of docs/configuration.md, "Accepted and ignored"', () => {
     expect(resolve({ NUM_WORKERS: '4', SIDECAR_POOL_SIZE: '8' }).infos).toEqual([
       'config: ignored variables NUM_WORKERS,SIDECAR_POOL_SIZE (C++ engine tuning; no effect)',
     ])
@@ -571,7 +571,7 @@ describe('aliases, typos and ignored variables', () => {
 describe('effective-config lines', () => {
   const extras = { version: '1.2.0', nodeVersion: 'v20.18.0', pid: 1 }
 
-  it('match the example of operations.md 4.1 for an external database', () => {
+  it('match the example of docs/operations.md, "The effective configuration" for an external database', () => {
     const env = {
       QUEEN_SERVER_ID: 'queen-0',
       PG_HOST: 'queen-pg',

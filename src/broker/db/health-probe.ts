@@ -1,5 +1,5 @@
 /**
- * The readiness probe's database check (operations.md section 6): a round trip on a dedicated connection,
+ * The readiness probe's database check (docs/operations.md, "Health probes"): a round trip on a dedicated connection,
  * not the request pool, so a saturated pool does not fail the probe; 2 s timeout. A server that answers but
  * cannot write (a standby, a demoted primary) is not ready: pushes spool until a writable primary answers.
  */

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL pool of the broker, with the timeouts of operations.md 2.3, and a helper to run a
- * function inside one transaction.
+ * The PostgreSQL pool of the broker, with the timeouts of docs/configuration.md, "PostgreSQL connection", and a helper
+ * to run a function inside one transaction.
  */
 import pg from 'pg'
 import { classifyPgError, coerceError } from './pg-errors.js'

@@ -1,5 +1,5 @@
 /**
- * Schema apply (DESIGN.md section 4): the `.sql` files of `src/broker/schema/` applied in order under a
+ * Schema apply (docs/design.md, "Storage decisions"): the `.sql` files of `src/broker/schema/` applied in order under a
  * PostgreSQL advisory lock, each recorded in `queen.schema_ledger` with its checksum. Used by `serve` at
  * every boot and by `queenctl schema apply` / `schema print`, so there is one implementation.
  */

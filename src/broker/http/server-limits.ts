@@ -5,7 +5,10 @@
  */
 import { MAX_POP_TIMEOUT_MS } from './validation/pop-query.js'
 
-/** Whole header block of a request (http-api.md 2.1: larger is a 431, Node's own limit made explicit). */
+/**
+ * Whole header block of a request (docs/http-api.md, "Request bodies": larger is a 431, Node's own limit made
+ * explicit).
+ */
 export const MAX_HEADER_BYTES = 16 * 1024
 
 /** A client has this long to send its request headers; a slow-headers (slowloris) client is cut. */
@@ -24,7 +27,10 @@ export const KEEP_ALIVE_TIMEOUT_MS = 72_000
 /** How often Node checks the two timeouts above (its default of 30 s would let a slowloris hold 40 s). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000
 
-/** The broker answers a pop within `timeout + 1000` ms (http-api.md 5.2); the rest is slack for a busy loop. */
+/**
+ * The broker answers a pop within `timeout + 1000` ms (docs/http-api.md, "Pop from a queue"); the rest is slack for a
+ * busy loop.
+ */
 const POP_ANSWER_MARGIN_MS = 60_000
 
 /** Node's timers stop at 2^31-1 ms; a larger socket timeout would be replaced by 1 ms and cut everything. */

@@ -1,5 +1,5 @@
 /**
- * The peer list and the mesh's boot rules (operations.md 11.2 and 11.6): `host[:port]` entries with
+ * The peer list and the mesh's boot rules (docs/operations.md, "Peers" and "Open mode"): `host[:port]` entries with
  * `http://`, `https://` and a trailing `/` stripped, duplicates dropped, an unparsable entry refused; open
  * mode (no secret) only when the bind address and every peer are loopback, unless allowed.
  */

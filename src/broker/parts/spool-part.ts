@@ -1,6 +1,6 @@
 /**
- * The spool part (operations.md 7): the disk spool that takes pushes while PostgreSQL is unreachable,
- * opened first at boot (a second broker on the same directory stops here) and sealed last at shutdown.
+ * The spool part (docs/operations.md, "The disk spool"): the disk spool that takes pushes while PostgreSQL is
+ * unreachable, opened first at boot (a second broker on the same directory stops here) and sealed last at shutdown.
  * Decorates `app.spool` (undefined for a broker without durability, e.g. most test brokers).
  */
 import type { FastifyInstance } from 'fastify'
@@ -12,7 +12,7 @@ import { Spool } from '../spool/spool.js'
 import { SpoolLockedError } from '../spool/spool-directory.js'
 import { BootError } from './boot-error.js'
 
-/** The spool record size bound beyond the body limit (operations.md 7.2). */
+/** The spool record size bound beyond the body limit (docs/operations.md, "Spool record format"). */
 const RECORD_OVERHEAD_BYTES = 64 * 1024
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
--- 004_pop: queen.pop_messages(), one call per pop request (semantics.md section 4).
+-- 004_pop: queen.pop_messages(), one call per pop request (docs/semantics.md, "Pop").
 --
 -- Objects: functions queen.prepare_claim, queen.pop_messages.
 --

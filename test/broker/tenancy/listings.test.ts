@@ -1,5 +1,5 @@
 /**
- * Tenant isolation of every read route (operations.md 14.1): two tenants own a queue `orders` in the same
+ * Tenant isolation of every read route (docs/operations.md, "Tenancy"): two tenants own a queue `orders` in the same
  * namespace and task. acme's queue holds messages, a dead letter, a lagging group and a trace, all under
  * names only acme uses. Every GET route read as globex, and every pop globex can make, shows none of it:
  * neither acme's names, ids and payloads, nor acme's counts in the totals.
@@ -31,13 +31,23 @@ beforeAll(async () => {
   broker = await startTestBroker({ label: 'tenancy-listings', config: { tenancy: { header: 'X-Queen-Tenant' } } })
   await configure(ACME)
   await configure(GLOBEX)
-  const items = [1, 2, 3].map((n) => ({ queue: 'orders', partition: 'p-acme', payload: { secret: `ACME-SECRET-${n}` } }))
+  const items = [1, 2, 3].map((n) => ({
+    queue: 'orders',
+    partition: 'p-acme',
+    payload: { secret: `ACME-SECRET-${n}` },
+  }))
   expect((await http(broker, 'POST', '/api/v1/push', { items }, ACME)).status).toBe(200)
   const globexPush = { items: [{ queue: 'orders', partition: 'p-globex', payload: { note: 'globex' } }] }
   expect((await http(broker, 'POST', '/api/v1/push', globexPush, GLOBEX)).status).toBe(200)
 
   // acme's group takes one message and fails it into the DLQ (retryLimit 0); the other two lag behind.
-  const pop = await http(broker, 'GET', '/api/v1/pop/queue/orders?consumerGroup=acme-cg&batch=1&wait=false', undefined, ACME)
+  const pop = await http(
+    broker,
+    'GET',
+    '/api/v1/pop/queue/orders?consumerGroup=acme-cg&batch=1&wait=false',
+    undefined,
+    ACME,
+  )
   expect(pop.body.messages).toHaveLength(1)
   const popped = pop.body.messages[0] as { partitionId: string; transactionId: string; leaseId: string }
   acmeMessage = { partitionId: popped.partitionId, transactionId: popped.transactionId }
@@ -62,7 +72,7 @@ afterAll(async () => {
 const P = () => acmeMessage.partitionId
 const TX = () => acmeMessage.transactionId
 
-// Every GET tenant route of http-api.md section 3, with acme's names and ids where a route takes them.
+// Every GET tenant route of docs/http-api.md, "Route table", with acme's names and ids where a route takes them.
 const READS: [string, () => string][] = [
   ['queues', () => '/api/v1/resources/queues'],
   ['queue detail', () => '/api/v1/resources/queues/orders'],

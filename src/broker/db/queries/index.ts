@@ -1,5 +1,5 @@
 /**
- * The registry of runtime statements (style.md 3.7): one `.sql` file per statement in this folder, each
+ * The registry of runtime statements (docs/conventions.md, "SQL"): one `.sql` file per statement in this folder, each
  * mapped here to a typed name. All files are read when this module loads, so a missing file fails the
  * boot rather than the first request that needs it.
  */
