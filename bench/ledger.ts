@@ -1,6 +1,6 @@
 /**
- * Per-message accounting of one scenario run (docs/performance.md, "What every run measures", "correctness every run"):
- * every message the system accepted and every delivery to every consumer group, by (producer, seq), so lost and
+ * Per-message accounting of one scenario run (docs/performance.md, "What every run measures": correctness in every
+ * run): every message the system accepted and every delivery to every consumer group, by (producer, seq), so lost and
  * duplicated messages are counted by id rather than by reconciling totals. A run with lost > 0 or duplicates > 0 fails
  * the benchmark whatever its speed.
  *

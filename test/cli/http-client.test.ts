@@ -1,6 +1,6 @@
 /**
- * The CLI's HTTP client (docs/cli.md, "HTTP behaviour", section 5) against the real in-process broker where the broker
- * can produce the answer, and against a small local server for the answers it cannot be made to give on demand
+ * The CLI's HTTP client (docs/cli.md, "HTTP behaviour" and "Exit codes") against the real in-process broker where the
+ * broker can produce the answer, and against a small local server for the answers it cannot be made to give on demand
  * (401/403, a 5xx sequence, a 200 carrying `error`, a hang, a self-signed certificate).
  */
 import { execFileSync } from 'node:child_process'

@@ -69,13 +69,33 @@ function headings(file: string): { text: string; anchor: string }[] {
 }
 
 /** Every citation problem of one file, as `file:line: what is wrong`. */
+/**
+ * The text with wrapped lines joined, so a citation whose quoted heading a comment or a paragraph wraps onto a
+ * second line is read whole; `lineOf` maps an index back to its line.
+ */
+function joined(file: string, text: string): { text: string; lineOf: (index: number) => number } {
+  // A line break followed by a comment marker in code, or a single line break in markdown.
+  const wrap = file.endsWith('.md') ? /(?<!\n)\n(?!\n)[ \t]*/g : /\n[ \t]*(?:\/\/|--|\*(?!\/))[ \t]?/g
+  const joins: number[] = []
+  let removed = 0
+  const out = text.replace(wrap, (gap: string, offset: number) => {
+    joins.push(offset - removed)
+    removed += gap.length - 1
+    return ' '
+  })
+  return {
+    text: out,
+    lineOf: (index) => out.slice(0, index).split('\n').length + joins.filter((position) => position < index).length,
+  }
+}
+
 function problemsOf(file: string): string[] {
-  const text = readFileSync(path.join(root, file), 'utf8')
+  const { text, lineOf } = joined(file, readFileSync(path.join(root, file), 'utf8'))
   const problems: string[] = []
   for (const match of text.matchAll(CITATION)) {
     const [, cited, anchor, headingList] = match
     if (WRITTEN_BY_CODE.has(path.basename(cited!))) continue
-    const line = text.slice(0, match.index).split('\n').length
+    const line = lineOf(match.index)
     const where = `${file}:${line}`
     const target = resolve(file, cited!)
     if (target === undefined) {

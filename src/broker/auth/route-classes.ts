@@ -24,8 +24,8 @@ export interface RouteRule {
 
 type Row = readonly [RouteRule['method'], string, RouteClass]
 
-// Numbers are those of docs/http-api.md, "Route table". Tenancy follows from the path (14.1): /api/v1/system/*,
-// /internal/* and the metrics routes are operator-only, the rest of /api and /streams is per tenant.
+// Numbers are those of docs/http-api.md, "Route table". Tenancy follows from the path (docs/operations.md, "Tenancy"):
+// /api/v1/system/*, /internal/* and the metrics routes are operator-only, the rest of /api and /streams is per tenant.
 const ROWS: readonly Row[] = [
   ['POST', '/api/v1/push', 'write'], // 1
   ['GET', '/api/v1/pop/queue/:queue', 'write'], // 2: pop takes leases
@@ -46,7 +46,7 @@ const ROWS: readonly Row[] = [
   ['GET', '/api/v1/resources/namespaces', 'read'], // 17
   ['GET', '/api/v1/resources/tasks', 'read'], // 18
   ['GET', '/api/v1/resources/overview', 'read'], // 19
-  ['GET', '/api/v1/resources/partitions', 'read'], // ours: JS Admin.getPartitions (docs/http-api.md, "Not served" still lists it as not served)
+  ['GET', '/api/v1/resources/partitions', 'read'], // ours: JS Admin.getPartitions (the reference broker answers 404)
   ['DELETE', '/api/v1/queues/:queue/clear', 'admin'], // 20
   ['GET', '/api/v1/messages', 'read'], // 21
   ['GET', '/api/v1/messages/:partitionId/:transactionId', 'read'], // 22

@@ -35,7 +35,7 @@ export function defaultSpoolDir(host: HostFacts): string {
   return host.platform === 'linux' ? '/var/lib/queen/buffers' : path.join(host.tmpdir, 'queen', 'buffers')
 }
 
-/** Every broker variable of docs/configuration.md, in the spec's order. */
+/** Every broker variable, in the order docs/configuration.md lists them (it is generated from this table). */
 export const VARIABLES = [
   // 2.1 Server
   int('PORT', 6632, 0, 65535, 'HTTP port (0 picks a free port)'),

@@ -1,7 +1,8 @@
 /**
  * Timeouts and size limits of the broker's HTTP listener, set deliberately rather than left to Node's and
- * fastify's defaults (docs/operations.md, "Limits and timeouts of the HTTP listener"). The spec names no variables for them, so they are
- * constants; only the socket idle timeout follows the configuration (it must outlast the longest pop).
+ * fastify's defaults (docs/operations.md, "Limits and timeouts of the HTTP listener"). The contract names no
+ * variables for them, so they are constants; only the socket idle timeout follows the configuration (it must outlast
+ * the longest pop).
  */
 import { MAX_POP_TIMEOUT_MS } from './validation/pop-query.js'
 

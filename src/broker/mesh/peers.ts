@@ -66,7 +66,10 @@ export function isLoopbackHost(host: string): boolean {
   return name === '::1' || name === '0:0:0:0:0:0:0:1' || name === '::ffff:127.0.0.1'
 }
 
-/** Whether the mesh runs at all (11.1): peers configured and `QUEEN_SYNC_ENABLED` not false. */
+/**
+ * Whether the mesh runs at all (docs/operations.md, "When the mesh runs"): peers configured and `QUEEN_SYNC_ENABLED`
+ * not false.
+ */
 export function meshWanted(config: Pick<BrokerConfig, 'mesh'>): boolean {
   return config.mesh.enabled && config.mesh.peers.length > 0
 }

@@ -1,6 +1,7 @@
 /**
  * Time buckets of the status and analytics series (docs/http-api.md, "Status and analytics"): the bucket width chosen
- * from a range, the named intervals of `/status/analytics`, and the bucket timestamp format without fraction (2.7).
+ * from a range, the named intervals of `/status/analytics`, and the bucket timestamp format without fraction
+ * ("Timestamps").
  */
 
 /** Minutes per named interval (`interval=minute|hour|day`). */

@@ -8,8 +8,9 @@
 -- UPDATE in name order; partitions are created-or-locked by one INSERT .. ON CONFLICT DO UPDATE in
 -- (queue name, partition name) order. The partition row lock is held to commit, so positions become
 -- visible in increasing order (docs/semantics.md, "Positions and order") and concurrent duplicates resolve under it
--- (3.3). The same UPDATE stamps each partition row with the pushing transaction's id (last_push_xid): wildcard pops
--- find the partitions pushed since they last looked through it (015_ready_partitions.sql).
+-- (docs/semantics.md, "Transaction ids and deduplication"). The same UPDATE stamps each partition row with the pushing
+-- transaction's id (last_push_xid): wildcard pops find the partitions pushed since they last looked through it
+-- (015_ready_partitions.sql).
 --
 -- Items as JSON (one object each): i (index in the batch), q (queue), p (partition), id (message id,
 -- UUIDv7 from the broker), tx (transaction id), gen (true when the broker generated tx, so no earlier

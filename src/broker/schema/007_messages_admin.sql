@@ -1,6 +1,6 @@
 -- 007_messages_admin: per-message administration and the message status of one group (docs/http-api.md, "Clear a
--- queue", 7.1-7.5; docs/semantics.md, "Failures and the dead-letter queue" and "Status counters" and the DLQ retention
--- paragraph of 10).
+-- queue" and "Messages, DLQ and traces"; docs/semantics.md, "Failures and the dead-letter queue" and "Status
+-- counters").
 --
 -- Objects: functions queen.message_group_status, queen.message_bus_status, queen.partition_newest_messages,
 -- queen.release_idle_lease, queen.delete_message, queen.clear_queue (whole queue or one partition; two

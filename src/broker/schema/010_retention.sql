@@ -1,5 +1,5 @@
--- 010_retention: the maintenance cycles that delete (docs/semantics.md, "Retention, eviction and cleanup" and the
--- "Retention hazards" rows of section 14): retention of expired messages, retention of completed messages, eviction
+-- 010_retention: the maintenance cycles that delete (docs/semantics.md, "Retention, eviction and cleanup";
+-- docs/reliability.md, "Hazards", H29): retention of expired messages, retention of completed messages, eviction
 -- after maxWaitTimeSeconds, the purges (dedup entries, expired leases, per-minute history), the repair of cursors left
 -- below emptied ranges, and the cleanup of inactive partitions.
 --

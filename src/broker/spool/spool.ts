@@ -226,9 +226,9 @@ export class Spool {
   }
 
   /**
-   * Boot recovery (7.4): an unfinished `.open` segment has its torn tail (never acknowledged, since fsync
-   * precedes every answer) truncated and is sealed; then every segment is scanned from its replay progress
-   * to count what awaits replay. Nothing is deleted here.
+   * Boot recovery (docs/operations.md, "Durability and rotation"): an unfinished `.open` segment has its torn tail
+   * (never acknowledged, since fsync precedes every answer) truncated and is sealed; then every segment is scanned from
+   * its replay progress to count what awaits replay. Nothing is deleted here.
    */
   private async recover(): Promise<void> {
     const dir = this.directory!.dir

@@ -1,8 +1,8 @@
 /**
  * Bad input at the HTTP edge (docs/http-api.md, "Query and path parameters", "Validation at the edge" and "Error
- * shapes", sections 5-8; docs/reliability.md, "Hazards"): every refused request is a 400 naming the field, with code
- * QUEEN_ERR_VALIDATION, answered before anything is stored; no input produces a 5xx; a bad request never shares fate
- * with good ones; Unicode and delimiters in names and payloads behave as documented.
+ * shapes", and the routes after them; docs/reliability.md, "Hazards"): every refused request is a 400 naming the field,
+ * with code QUEEN_ERR_VALIDATION, answered before anything is stored; no input produces a 5xx; a bad request never
+ * shares fate with good ones; Unicode and delimiters in names and payloads behave as documented.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
 /**
  * Request bodies, content types, size limits, unknown routes and response headers at the HTTP edge
  * (docs/http-api.md, "Request bodies", "Response headers", "Error shapes" and "Unknown routes"; docs/reliability.md,
- * "Hazards" "Framing and size").
+ * "Hazards", H27).
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -55,7 +55,10 @@ function modeType(hasQueueMode: boolean, busGroups: number): 'queue' | 'bus' | '
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
-/** The `:partitionId/:transactionId` path of the write routes; a non-UUID partition id is a 400 (2.3). */
+/**
+ * The `:partitionId/:transactionId` path of the write routes; a non-UUID partition id is a 400 (docs/http-api.md,
+ * "Validation at the edge").
+ */
 function messagePath(request: FastifyRequest): { partitionId: string; transactionId: string } {
   const params = request.params as { partitionId?: unknown; transactionId?: unknown }
   return {

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/pop/queue/:queue, /partition/:partition (docs/http-api.md, "Pop from a queue") and the namespace/task pop
- * GET /api/v1/pop (5.3).
+ * GET /api/v1/pop ("Pop by namespace or task").
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Query } from '../validation/query.js'

@@ -1,6 +1,6 @@
 /**
- * Client trace events on messages: POST /api/v1/traces (docs/http-api.md, "Posting traces") and the reads of 7.7, whose
- * answers keep the reference's snake_case keys.
+ * Client trace events on messages: POST /api/v1/traces (docs/http-api.md, "Posting traces") and its reads ("Read
+ * traces"), whose answers keep the reference's snake_case keys.
  */
 import type { FastifyInstance } from 'fastify'
 import { describeDbFailure } from '../../db/pg-errors.js'
