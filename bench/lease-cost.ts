@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { applySchema } from '../src/broker/db/schema-apply.js'
+import { BROKER_SCHEMA } from '../src/broker/db/broker-schema.js'
+import { applySchema } from '../src/platform/postgres/schema-apply.js'
 import { positiveIntOption } from './cli-options.js'
 import { startBenchPostgres } from './postgres.js'
 
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
   const client = new pg.Client(server.connection)
   try {
     await client.connect()
-    await applySchema(client)
+    await applySchema(client, BROKER_SCHEMA)
     console.log(`PostgreSQL ${server.version}, ${server.origin}`)
     for (let round = 0; round < rounds; round++) {
       for (const shape of SHAPES) console.log(await measure(client, shape, pairs))

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { totalmem } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { startEmbeddedPostgres } from '../src/broker/db/embedded-postgres.js'
+import { startEmbeddedPostgres } from '../src/platform/postgres/embedded-postgres.js'
 
 /** Connection details every adapter uses. */
 export interface PgConnection {

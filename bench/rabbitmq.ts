@@ -9,7 +9,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { readPasswdUser } from '../src/broker/db/system-users.js'
+import { readPasswdUser } from '../src/platform/postgres/system-users.js'
 import {
   deliveryOf,
   type Adapter,

@@ -10,7 +10,7 @@ execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin
   cwd: repoRoot,
   stdio: 'inherit',
 })
-for (const dir of ['broker/schema', 'broker/db/queries', 'cli/sql']) {
+for (const dir of ['broker/schema', 'broker/db/queries', 'cli/sql', 'platform/postgres/sql']) {
   cpSync(path.join(repoRoot, 'src', dir), path.join(repoRoot, 'dist', dir), {
     recursive: true,
     filter: (src) => !src.endsWith('.ts'),

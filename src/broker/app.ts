@@ -26,7 +26,7 @@ import {
   REQUEST_TIMEOUT_MS,
   socketIdleTimeoutMs,
   TIMEOUT_CHECK_INTERVAL_MS,
-} from './http/server-limits.js'
+} from '../platform/http/server-limits.js'
 import { registerAckRoutes } from './http/routes/ack.js'
 import { registerAnalyticsRoutes } from './http/routes/analytics.js'
 import { registerPostgresStatsRoute } from './http/routes/analytics-postgres.js'
@@ -49,6 +49,7 @@ import { registerStatsRefreshRoute } from './http/routes/stats-refresh.js'
 import { registerStatusQueueRoutes } from './http/routes/status-queues.js'
 import { registerStatusRoutes } from './http/routes/status.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
+import { MAX_POP_TIMEOUT_MS } from './http/validation/pop-query.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
 import { tenancyGate } from './http/tenant.js'
 import { badlyEncodedParameter } from './http/validation/query.js'
@@ -96,8 +97,8 @@ export function createBrokerApp(
   return Fastify({
     loggerInstance: log,
     bodyLimit: config.maxBodyBytes,
-    // Why each value: src/broker/http/server-limits.ts.
-    connectionTimeout: socketIdleTimeoutMs(config.defaultTimeoutMs),
+    // Why each value: src/platform/http/server-limits.ts.
+    connectionTimeout: socketIdleTimeoutMs(Math.max(MAX_POP_TIMEOUT_MS, config.defaultTimeoutMs)),
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     http: {
@@ -116,6 +117,9 @@ export function createBrokerApp(
     routerOptions: { ignoreDuplicateSlashes: false, ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: routerError,
     schemaController: { compilersFactory: compilersOnFirstUse() },
+    // A part's boot has its own bounds (the embedded server's start, the schema lock's 60 s); fastify's
+    // default 10 s cut a first boot on a slow disk and a schema apply that builds an index on a big table.
+    pluginTimeout: 0,
   })
 }
 

@@ -7,14 +7,12 @@
  */
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
+import { MINIMUM_POSTGRES_MAJOR, serverVersionProblem } from '../platform/postgres/server-version.js'
 import { EXIT, UserError } from './errors.js'
 import { readSchemaStatus, schemaAdvice, type SchemaState } from './schema-status.js'
 
 const FACTS_SQL = readFileSync(new URL('./sql/db-check-facts.sql', import.meta.url), 'utf8')
 const SESSION_SQL = readFileSync(new URL('./sql/db-check-session.sql', import.meta.url), 'utf8')
-
-/** The oldest PostgreSQL the broker runs on (its boot refuses older ones). */
-export const MIN_SERVER_VERSION = 14
 
 /** One finding, as env check prints them. */
 export interface DbFinding {
@@ -156,13 +154,13 @@ export async function checkDatabase(
 }
 
 function versionFinding(row: FactsRow): DbFinding {
-  const major = Math.floor(row.version_num / 10_000)
-  return major >= MIN_SERVER_VERSION
-    ? { level: 'ok', check: 'version', message: `PostgreSQL ${row.version} (${MIN_SERVER_VERSION} or newer needed)` }
+  const tooOld = serverVersionProblem({ version: row.version, versionNum: row.version_num })
+  return tooOld
+    ? { level: 'error', check: 'version', message: tooOld }
     : {
-        level: 'error',
+        level: 'ok',
         check: 'version',
-        message: `PostgreSQL ${row.version} is too old: the broker needs ${MIN_SERVER_VERSION} or newer`,
+        message: `PostgreSQL ${row.version} (${MINIMUM_POSTGRES_MAJOR} or newer needed)`,
       }
 }
 

@@ -14,6 +14,7 @@ import { ConfigError } from '../platform/config/config-error.js'
 import { parseEnvFile, type VariableListing } from '../platform/config/resolve-variables.js'
 import { EXIT, UserError } from './errors.js'
 import type { Column } from './output.js'
+import { externalPgClientConfig } from '../broker/config/pg-client-config.js'
 import { resolvePgConnection } from './pg-connection.js'
 import { meshBootProblems } from '../broker/mesh/peers.js'
 
@@ -121,15 +122,7 @@ export async function spoolFinding(dir: string): Promise<CheckFinding> {
 async function pgSettings(config: BrokerConfig, env: Record<string, string | undefined>): Promise<pg.ClientConfig> {
   const { pg: settings } = config
   if (settings.host === undefined) return resolvePgConnection(undefined, env)
-  return {
-    host: settings.host,
-    port: settings.port,
-    user: settings.user,
-    password: settings.password,
-    database: settings.database,
-    ssl: settings.useSsl ? { rejectUnauthorized: settings.sslRejectUnauthorized } : undefined,
-    connectionTimeoutMillis: settings.connectionTimeoutMs,
-  }
+  return externalPgClientConfig(settings)
 }
 
 /** Connects, reports the server version, and checks max_connections against the replicas' pools. */

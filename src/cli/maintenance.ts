@@ -6,7 +6,7 @@
  */
 import pg from 'pg'
 import { HINT_CHANNEL } from '../broker/db/hint-channel.js'
-import { runQuery } from '../broker/db/pool.js'
+import { runQuery } from '../broker/db/run-query.js'
 import { EXIT, UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'
 

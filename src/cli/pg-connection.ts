@@ -1,12 +1,12 @@
 /**
- * Where PostgreSQL-direct commands connect (docs/cli.md, "Global flags"): `--pg-url`, else the broker's PG_*
- * variables, else the context's `database` reference, else the embedded server recorded in
+ * Where PostgreSQL-direct commands connect (docs/cli.md): `--pg-url`, else the broker's PG_* variables
+ * (read by the broker's own variable table), else the context's `database` reference, else the embedded server recorded in
  * QUEEN_DATA_DIR when it is running; otherwise exit 2 with a hint.
  */
-import os from 'node:os'
-import path from 'node:path'
 import type pg from 'pg'
-import { readEmbeddedConnection } from '../broker/db/embedded-postgres.js'
+import { externalPgClientConfig } from '../broker/config/pg-client-config.js'
+import { resolveDatabaseConfig } from '../broker/config/resolve.js'
+import { readEmbeddedConnection } from '../platform/postgres/embedded-postgres.js'
 import { EXIT, UserError } from './errors.js'
 
 /** Resolves the connection of a P command; `contextDatabase` is the resolved DSN of the context, if any. */
@@ -26,24 +26,10 @@ export async function resolvePgConnection(
     }
     return { connectionString: pgUrl }
   }
-  const value = (name: string) => (env[name] === '' ? undefined : env[name])
-  const host = value('PG_HOST')
-  if (host) {
-    return {
-      host,
-      port: Number.parseInt(value('PG_PORT') ?? '5432', 10),
-      user: value('PG_USER') ?? 'postgres',
-      password: value('PG_PASSWORD') ?? 'postgres',
-      database: value('PG_DATABASE') ?? value('PG_DB') ?? 'postgres',
-      ssl:
-        value('PG_USE_SSL')?.toLowerCase() === 'true' || value('PG_USE_SSL') === '1'
-          ? { rejectUnauthorized: true }
-          : undefined,
-    }
-  }
+  // The broker's own rows: every PG_* variable it honours (TLS and its CA included) works here too.
+  const { pg: settings, dataDir } = resolveDatabaseConfig({ env })
+  if (settings.host) return externalPgClientConfig(settings)
   if (contextDatabase) return resolvePgConnection(contextDatabase, {})
-  const defaultDataDir = process.getuid?.() === 0 ? '/var/lib/queen/data' : path.join(os.homedir(), '.queen', 'data')
-  const dataDir = value('QUEEN_DATA_DIR') ?? defaultDataDir
   const embedded = await readEmbeddedConnection(dataDir)
   if (!embedded) {
     throw new UserError('no PostgreSQL to connect to', {

@@ -9,7 +9,8 @@ import {
   plannedStatus,
   readSchemaLedger,
   requiredSchemaVersion,
-} from '../broker/db/schema-apply.js'
+} from '../platform/postgres/schema-apply.js'
+import { BROKER_SCHEMA } from '../broker/db/broker-schema.js'
 import { EXIT, UserError } from './errors.js'
 
 /** How the database relates to this CLI. */
@@ -35,9 +36,9 @@ export async function readSchemaStatus(connection: pg.ClientConfig): Promise<Sch
     })
   }
   try {
-    const shipped = loadSchemaFiles()
-    const ledger = await readSchemaLedger(client)
-    const installedVersion = await installedSchemaVersion(client)
+    const shipped = loadSchemaFiles(BROKER_SCHEMA)
+    const ledger = await readSchemaLedger(client, BROKER_SCHEMA)
+    const installedVersion = await installedSchemaVersion(client, BROKER_SCHEMA)
     const requiredVersion = requiredSchemaVersion(shipped)
     const files = shipped.map((file) => ({
       name: file.name,

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import SchemaStatusCommand from '../../src/commands/schema/status.js'
-import { connect, createEmptyDatabase, dropDatabase, pgUrl } from '../support/cli-harness.js'
+import { connect, createEmptyDatabase, dropDatabase, pgEnv, pgUrl, runCli } from '../support/cli-harness.js'
 import { createTestDatabase, dropTestDatabase } from '../support/database.js'
 import { runCommand } from '../support/run-command.js'
 
@@ -64,6 +64,22 @@ describe('queenctl schema status', () => {
     } finally {
       await client.end()
     }
+  })
+
+  it('reads PG_* by the broker\'s own variable table: every variable the broker honours, checked the same way', async () => {
+    const viaEnv = await runCli(['schema', 'status', '-o', 'json'], { env: pgEnv(empty) })
+    expect(viaEnv.code, viaEnv.stderr).toBe(0)
+    expect(JSON.parse(viaEnv.stdout)).toMatchObject({ state: 'not installed' })
+    // A value the broker would refuse is refused here, naming the variable.
+    const badPort = await runCli(['schema', 'status'], { env: { ...pgEnv(installed), PG_PORT: 'five' } })
+    expect(badPort.code).toBe(1)
+    expect(badPort.stderr).toMatch(/PG_PORT="five" is not an integer/)
+    // PG_SSL_CA is honoured (it was ignored): an unreadable CA file is named before any connection.
+    const badCa = await runCli(['schema', 'status'], {
+      env: { ...pgEnv(installed), PG_USE_SSL: 'true', PG_SSL_CA: '/nonexistent/ca.pem' },
+    })
+    expect(badCa.code).toBe(1)
+    expect(badCa.stderr).toMatch(/PG_SSL_CA="\/nonexistent\/ca.pem" cannot be read \(ENOENT\)/)
   })
 
   it('exits 2 when PostgreSQL cannot be reached', async () => {

@@ -5,7 +5,8 @@
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { verifySchema } from '../../src/broker/db/schema-apply.js'
+import { BROKER_SCHEMA } from '../../src/broker/db/broker-schema.js'
+import { verifySchema } from '../../src/platform/postgres/schema-apply.js'
 import { connect, createEmptyDatabase, dropDatabase, hasQueenSchema, pgUrl, runCli } from '../support/cli-harness.js'
 
 const schemaDir = fileURLToPath(new URL('../../src/broker/schema/', import.meta.url))
@@ -47,7 +48,7 @@ describe('queenctl schema apply', () => {
       expect(result.stdout).toMatch(new RegExp(`\\bversion ${version}\\b`))
       const client = await connect(database)
       try {
-        expect(await verifySchema(client)).toEqual([])
+        expect(await verifySchema(client, BROKER_SCHEMA)).toEqual([])
         const ledger = await client.query<{ file_name: string }>(
           'SELECT file_name FROM queen.schema_ledger ORDER BY file_name',
         )
@@ -126,7 +127,7 @@ describe('queenctl schema print', () => {
       const client = await connect(database)
       try {
         await client.query(printed.stdout)
-        expect(await verifySchema(client)).toEqual([])
+        expect(await verifySchema(client, BROKER_SCHEMA)).toEqual([])
       } finally {
         await client.end()
       }

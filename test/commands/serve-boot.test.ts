@@ -7,8 +7,10 @@ import { execFile, spawn } from 'node:child_process'
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
-import { readPasswdUser } from '../../src/broker/db/system-users.js'
+import pg from 'pg'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { SCHEMA_LOCK_KEY } from '../../src/broker/db/broker-schema.js'
+import { readPasswdUser } from '../../src/platform/postgres/system-users.js'
 import { http } from '../support/broker.js'
 import {
   createEmptyDatabase,
@@ -18,6 +20,7 @@ import {
   startCli,
   type TestProcess,
 } from '../support/cli-harness.js'
+import { until } from '../support/poll.js'
 import { trackResource } from '../support/resources.js'
 
 const dirs: string[] = []
@@ -96,6 +99,35 @@ describe('serve at boot', () => {
       expect(popped.body.messages[0].data).toBe('hi')
     } finally {
       for (const broker of brokers) await broker.kill()
+      await dropDatabase(database)
+    }
+  })
+
+  it('boots once a schema lock held past ten seconds is released (a slow apply elsewhere), not cut short', async () => {
+    const database = await createEmptyDatabase('serve_lock_wait')
+    const holder = new pg.Client({ ...inject('pgConnection'), database })
+    await holder.connect()
+    await holder.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY])
+    const broker = startCli(['serve'], {
+      env: { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: await tempDir('spool-lock') },
+    })
+    try {
+      await until('the broker to wait for the schema lock', async () => {
+        const waiting = await holder.query(
+          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1`,
+          [SCHEMA_LOCK_KEY],
+        )
+        return (waiting.rowCount ?? 0) > 0
+      })
+      // Longer than fastify's default plugin timeout (10 s), which used to end the boot here.
+      await new Promise((resolve) => setTimeout(resolve, 11_000))
+      expect(broker.output()).not.toMatch(/listening|did not start/)
+      await holder.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY])
+      const match = await broker.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, 60_000)
+      expect((await http({ url: `http://${match[1]}:${match[2]}` }, 'GET', '/health')).status).toBe(200)
+    } finally {
+      await broker.kill()
+      await holder.end()
       await dropDatabase(database)
     }
   })

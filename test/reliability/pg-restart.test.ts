@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/broker/db/embedded-postgres.js'
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/postgres/embedded-postgres.js'
 import { http } from '../support/broker.js'
 import { startCli, type TestProcess } from '../support/cli-harness.js'
 import { Ledger } from '../support/ledger.js'

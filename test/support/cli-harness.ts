@@ -19,7 +19,7 @@ import { trackResource } from './resources.js'
 /** The repository root (where bin/run.js and dist/ live). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-/** `file://` URL of a built module, e.g. `distModule('broker/db/embedded-postgres.js')`. */
+/** `file://` URL of a built module, e.g. `distModule('platform/postgres/embedded-postgres.js')`. */
 export function distModule(relative: string): string {
   return new URL(`../../dist/${relative}`, import.meta.url).href
 }

@@ -7,8 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { startEmbeddedPostgres } from '../../src/broker/db/embedded-postgres.js'
-import { applySchema } from '../../src/broker/db/schema-apply.js'
+import { startEmbeddedPostgres } from '../../src/platform/postgres/embedded-postgres.js'
+import { BROKER_SCHEMA } from '../../src/broker/db/broker-schema.js'
+import { applySchema } from '../../src/platform/postgres/schema-apply.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,7 +34,7 @@ export default async function setup(project: TestProject) {
   await admin.end()
   const template = new pg.Client({ ...server.connection, database: TEMPLATE_DATABASE })
   await template.connect()
-  await applySchema(template)
+  await applySchema(template, BROKER_SCHEMA)
   await template.end()
 
   // Children's spools and other scratch files of the run go under one directory, removed at the end; the

@@ -149,6 +149,26 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
+/** The PostgreSQL slice of the configuration, from the PG_* and DB_* variables. */
+function pgConfig(v: VariableValues): BrokerConfig['pg'] {
+  return {
+    host: v.PG_HOST,
+    port: v.PG_PORT,
+    user: v.PG_USER,
+    password: v.PG_PASSWORD,
+    database: v.PG_DATABASE,
+    useSsl: v.PG_USE_SSL,
+    sslRejectUnauthorized: v.PG_SSL_REJECT_UNAUTHORIZED,
+    sslCa: v.PG_SSL_CA,
+    poolSize: v.DB_POOL_SIZE,
+    idleTimeoutMs: v.DB_IDLE_TIMEOUT,
+    connectionTimeoutMs: v.DB_CONNECTION_TIMEOUT,
+    statementTimeoutMs: v.DB_STATEMENT_TIMEOUT,
+    lockTimeoutMs: v.DB_LOCK_TIMEOUT,
+    keepalivesIdleSeconds: v.DB_KEEPALIVES_IDLE,
+  }
+}
+
 function buildConfig(v: VariableValues): BrokerConfig {
   return deepFreeze({
     port: v.PORT,
@@ -164,22 +184,7 @@ function buildConfig(v: VariableValues): BrokerConfig {
     shutdownTimeoutMs: v.QUEEN_SHUTDOWN_TIMEOUT_MS,
     dataDir: v.QUEEN_DATA_DIR,
     embeddedPgPort: v.QUEEN_EMBEDDED_PG_PORT,
-    pg: {
-      host: v.PG_HOST,
-      port: v.PG_PORT,
-      user: v.PG_USER,
-      password: v.PG_PASSWORD,
-      database: v.PG_DATABASE,
-      useSsl: v.PG_USE_SSL,
-      sslRejectUnauthorized: v.PG_SSL_REJECT_UNAUTHORIZED,
-      sslCa: v.PG_SSL_CA,
-      poolSize: v.DB_POOL_SIZE,
-      idleTimeoutMs: v.DB_IDLE_TIMEOUT,
-      connectionTimeoutMs: v.DB_CONNECTION_TIMEOUT,
-      statementTimeoutMs: v.DB_STATEMENT_TIMEOUT,
-      lockTimeoutMs: v.DB_LOCK_TIMEOUT,
-      keepalivesIdleSeconds: v.DB_KEEPALIVES_IDLE,
-    },
+    pg: pgConfig(v),
     popWait: {
       initialIntervalMs: v.POP_WAIT_INITIAL_INTERVAL_MS,
       backoffThreshold: v.POP_WAIT_BACKOFF_THRESHOLD,
@@ -262,4 +267,21 @@ export function resolveBrokerConfig(input: ConfigInput): ResolvedConfig {
 /** Every broker variable with its default, current value and source, for `queenctl env list`. Never throws. */
 export function listBrokerVariables(input: ConfigInput): VariableListing[] {
   return listVariables(BROKER_VARIABLES, engineInput(input))
+}
+
+/** The variables that say where the broker's PostgreSQL is: what the CLI's database commands read too. */
+const DATABASE_SCOPE: VariableScope = {
+  table: VARIABLES.filter((spec) => /^(PG_|DB_)/.test(spec.name) || spec.name === 'QUEEN_DATA_DIR'),
+  watchedPrefixes: [],
+}
+
+/**
+ * The broker's PostgreSQL settings alone, parsed by the same rows as the broker's boot (every PG_* and DB_*
+ * variable, TLS included), for the CLI's database commands. Throws {@link ConfigError} naming the variable.
+ */
+export function resolveDatabaseConfig(input: ConfigInput): Pick<BrokerConfig, 'pg' | 'dataDir'> {
+  const { values, problems, warnings } = resolveVariables(DATABASE_SCOPE, engineInput(input))
+  if (problems.length > 0) throw new ConfigError(problems, warnings)
+  const typed = values as VariableValues
+  return { pg: pgConfig(typed), dataDir: typed.QUEEN_DATA_DIR }
 }

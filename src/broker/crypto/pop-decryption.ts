@@ -14,7 +14,7 @@
  * delivered. Ciphertext is never delivered as data.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 import { DecryptionFailedError, decryptPayload, KeyUnavailableError, type PayloadCipher } from './payload-cipher.js'
 

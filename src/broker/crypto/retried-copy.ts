@@ -6,7 +6,7 @@
  * entry stays in the DLQ, rather than becoming a message no pop could ever decrypt.
  */
 import type pg from 'pg'
-import { executeQuery, runQuery } from '../db/pool.js'
+import { executeQuery, runQuery } from '../db/run-query.js'
 import { BrokerError } from '../errors.js'
 import { decryptPayload, KeyUnavailableError, type PayloadCipher } from './payload-cipher.js'
 

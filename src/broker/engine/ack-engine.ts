@@ -7,9 +7,9 @@
  */
 import type pg from 'pg'
 import { textArray, uuidArray } from '../db/array-literals.js'
-import { runQuery } from '../db/pool.js'
-import { retryOnConflict } from '../db/retry.js'
-import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
+import { runQuery } from '../db/run-query.js'
+import { retryOnConflict } from '../../platform/postgres/retry.js'
+import { classifyPgError, DatabaseUnavailableError } from '../../platform/postgres/pg-errors.js'
 import { MicroBatcher } from './micro-batcher.js'
 import type { WakeMarks } from './pop-waiters.js'
 import type { BrokerEvents } from '../observe/broker-events.js'

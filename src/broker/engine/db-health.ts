@@ -4,7 +4,7 @@
  * every second marks it up again, which starts spool replay.
  */
 import type { Logger } from 'pino'
-import type { HealthProbe } from '../db/health-probe.js'
+import type { HealthProbe } from '../../platform/postgres/health-probe.js'
 
 const PROBE_INTERVAL_MS = 1000
 const WARNING_INTERVAL_MS = 60_000

@@ -7,8 +7,8 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import { executeQuery, runQuery } from '../db/pool.js'
-import { DatabaseUnavailableError, classifyPgError } from '../db/pg-errors.js'
+import { executeQuery, runQuery } from '../db/run-query.js'
+import { DatabaseUnavailableError, classifyPgError } from '../../platform/postgres/pg-errors.js'
 
 /** Which flag. */
 export type MaintenanceKind = 'push' | 'pop'

@@ -6,8 +6,8 @@
  */
 import type pg from 'pg'
 import { newUuidV7 } from '../ids.js'
-import { runQuery, runQueryRawJson } from '../db/pool.js'
-import { describeDbFailure } from '../db/pg-errors.js'
+import { runQuery, runQueryRawJson } from '../db/run-query.js'
+import { describeDbFailure } from '../../platform/postgres/pg-errors.js'
 import { NAMESPACE_WAIT_PREFIX, type AttemptResult, type PopWaiters } from './pop-waiters.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { BrokerEvents } from '../observe/broker-events.js'

@@ -43,8 +43,8 @@
  *   |            |               | spool could not tell); otherwise as is, readable with the right key  |
  */
 import type pg from 'pg'
-import { classifyPgError, DatabaseUnavailableError } from '../db/pg-errors.js'
-import { runQuery } from '../db/pool.js'
+import { classifyPgError, DatabaseUnavailableError } from '../../platform/postgres/pg-errors.js'
+import { runQuery } from '../db/run-query.js'
 import type { PushItem } from './push-item.js'
 import type { QueueRegistry } from './queue-registry.js'
 import type { SpoolRecord } from '../spool/record-format.js'

@@ -9,9 +9,9 @@
  */
 import type pg from 'pg'
 import { newUuidV7 } from '../ids.js'
-import { runQuery } from '../db/pool.js'
-import { retryOnConflict } from '../db/retry.js'
-import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '../db/pg-errors.js'
+import { runQuery } from '../db/run-query.js'
+import { retryOnConflict } from '../../platform/postgres/retry.js'
+import { classifyPgError, DatabaseUnavailableError, describeDbFailure } from '../../platform/postgres/pg-errors.js'
 import type { PushItem } from './push-item.js'
 import type { PushEncryption } from './push-encryption.js'
 import { MicroBatcher } from './micro-batcher.js'

@@ -4,7 +4,7 @@
  * item's partition still has spooled records awaiting replay (so partition order holds across the outage). An item that
  * reaches neither is answered `failed` with `unavailable`, and the route turns that into 503.
  */
-import { DatabaseUnavailableError } from '../db/pg-errors.js'
+import { DatabaseUnavailableError } from '../../platform/postgres/pg-errors.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 import type { SpoolRecord } from '../spool/record-format.js'
 import { SpoolUnavailableError, type Spool } from '../spool/spool.js'

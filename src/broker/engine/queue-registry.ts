@@ -4,7 +4,7 @@
  * re-checked inside the push transaction, so the cache is only ever a hint.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 
 /** A queue's identity and options, as stored. */
 export interface QueueRecord {

@@ -22,8 +22,9 @@
  * and error under the `/ack` rules.
  */
 import type pg from 'pg'
-import { executeQuery, inTransaction, runQuery } from '../db/pool.js'
-import { retryOnConflict } from '../db/retry.js'
+import { inTransaction } from '../../platform/postgres/pool.js'
+import { executeQuery, runQuery } from '../db/run-query.js'
+import { retryOnConflict } from '../../platform/postgres/retry.js'
 import type { AckEngine, AckItem, AckOutcome } from './ack-engine.js'
 import type { PushEngine, PushOutcome } from './push-engine.js'
 import type { PushItem } from './push-item.js'

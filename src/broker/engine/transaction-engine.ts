@@ -6,9 +6,10 @@
  */
 import type pg from 'pg'
 import { newUuidV7 } from '../ids.js'
-import { inTransaction, runQuery } from '../db/pool.js'
-import { describeDbFailure } from '../db/pg-errors.js'
-import { retryOnConflict } from '../db/retry.js'
+import { inTransaction } from '../../platform/postgres/pool.js'
+import { runQuery } from '../db/run-query.js'
+import { describeDbFailure } from '../../platform/postgres/pg-errors.js'
+import { retryOnConflict } from '../../platform/postgres/retry.js'
 import type { AckEngine, AckItem, AckListener } from './ack-engine.js'
 import type { PushEngine, PushListener } from './push-engine.js'
 import type { PushItem } from './push-item.js'

@@ -5,7 +5,7 @@
  * lease to end. One advisory try-lock ("QUEN", "EVCT") per batch transaction elects the replica that runs a cycle;
  * batches of EVICTION_BATCH_SIZE loop until nothing is left or half the interval has passed.
  */
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import {
   checkSetting,
   MaintenanceJob,

@@ -6,9 +6,9 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { PopWaiters } from '../engine/pop-waiters.js'
-import { BackgroundLoop } from './background-loop.js'
+import { BackgroundLoop } from '../../platform/jobs/background-loop.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
 
 const LEASES_PER_CYCLE = 1000

@@ -7,10 +7,11 @@
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { JobsConfig } from '../config/broker-config.js'
-import { classifyPgError } from '../db/pg-errors.js'
-import { inTransaction, runQuery } from '../db/pool.js'
-import { retryOnConflict } from '../db/retry.js'
-import { BackgroundLoop, type BackgroundService } from './background-loop.js'
+import { classifyPgError } from '../../platform/postgres/pg-errors.js'
+import { inTransaction } from '../../platform/postgres/pool.js'
+import { runQuery } from '../db/run-query.js'
+import { retryOnConflict } from '../../platform/postgres/retry.js'
+import { BackgroundLoop, type BackgroundService } from '../../platform/jobs/background-loop.js'
 
 /**
  * Advisory-lock keys, two-key form `(namespace, job)`: each is four ASCII letters read as a big-endian

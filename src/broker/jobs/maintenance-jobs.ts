@@ -4,7 +4,7 @@
  * the callbacks: `onDeleted` per (batch, queue, kind) for `queen_retention_deleted_total` (and, with `deadLettered`,
  * `queen_messages_dead_lettered_total`), `onRun` per cycle for `queen_job_runs_total` and `queen_job_duration_seconds`.
  */
-import type { BackgroundService } from './background-loop.js'
+import type { BackgroundService } from '../../platform/jobs/background-loop.js'
 import { evictionJob } from './eviction-job.js'
 import type { MaintenanceJobOptions } from './maintenance-cycle.js'
 import { retentionJob } from './retention-job.js'

@@ -7,11 +7,12 @@
 import { hostname } from 'node:os'
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import { inTransaction, runQuery } from '../db/pool.js'
+import { inTransaction } from '../../platform/postgres/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { MetricsCollector } from '../observe/metrics-collector.js'
 import type { SystemSampler } from '../observe/system-sampler.js'
 import { minuteOf } from '../observe/time-buckets.js'
-import { BackgroundLoop, type BackgroundService } from './background-loop.js'
+import { BackgroundLoop, type BackgroundService } from '../../platform/jobs/background-loop.js'
 
 /** What the writer needs. */
 export interface MetricsFlushDeps {

@@ -6,7 +6,7 @@
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Observability } from '../observe/observability.js'
-import type { BackgroundService } from './background-loop.js'
+import type { BackgroundService } from '../../platform/jobs/background-loop.js'
 import { MetricsFlushJob } from './metrics-flush-job.js'
 import { statsLogJob } from './stats-log-job.js'
 import { refreshStatsSnapshot, statsRefreshJob, type StatsRefreshResult } from './stats-refresh-job.js'

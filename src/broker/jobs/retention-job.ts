@@ -7,7 +7,7 @@
  * passed.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import {
   checkSetting,
   MaintenanceJob,

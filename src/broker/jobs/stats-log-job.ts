@@ -8,7 +8,7 @@ import { ratesFields, sizesFields } from '../observe/log-blocks.js'
 import type { MetricsCollector } from '../observe/metrics-collector.js'
 import type { StatsView } from '../observe/stats-view.js'
 import type { PoolCounts } from '../observe/system-sampler.js'
-import { BackgroundLoop } from './background-loop.js'
+import { BackgroundLoop } from '../../platform/jobs/background-loop.js'
 
 /** What the blocks read. */
 export interface StatsLogDeps {

@@ -5,9 +5,9 @@
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
-import { inTransaction } from '../db/pool.js'
+import { inTransaction } from '../../platform/postgres/pool.js'
 import { SQL } from '../db/queries/index.js'
-import { BackgroundLoop } from './background-loop.js'
+import { BackgroundLoop } from '../../platform/jobs/background-loop.js'
 
 /**
  * Rows the refresh wrote per level, and the stale rows it removed (`cleanup`). `partition`: the partitions

@@ -4,7 +4,7 @@
  * it, so neither touches PostgreSQL.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** Totals over every tenant. */

@@ -6,15 +6,22 @@
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js'
-import { HealthProbe } from '../db/health-probe.js'
-import { classifyPgError } from '../db/pg-errors.js'
-import { clientConfig, createPool, type PoolSettings } from '../db/pool.js'
-import { applySchema, installedSchemaVersion, requiredSchemaVersion } from '../db/schema-apply.js'
+import { pgTlsOption } from '../config/pg-client-config.js'
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../platform/postgres/embedded-postgres.js'
+import { HealthProbe } from '../../platform/postgres/health-probe.js'
+import { classifyPgError } from '../../platform/postgres/pg-errors.js'
+import { clientConfig, createPool, type PoolSettings } from '../../platform/postgres/pool.js'
+import {
+  applySchema,
+  installedSchemaVersion,
+  loadSchemaFiles,
+  requiredSchemaVersion,
+} from '../../platform/postgres/schema-apply.js'
+import { readServerFacts, serverVersionProblem } from '../../platform/postgres/server-version.js'
+import { BROKER_SCHEMA } from '../db/broker-schema.js'
 import { BootError } from './boot-error.js'
 
 /** The slice of the configuration this part reads. */
@@ -48,14 +55,6 @@ declare module 'fastify' {
 
 const SCHEMA_RETRY_MS = 1000
 
-function sslOption(config: DatabaseConfig): pg.ConnectionConfig['ssl'] {
-  if (!config.pg.useSsl) return undefined
-  return {
-    rejectUnauthorized: config.pg.sslRejectUnauthorized,
-    ...(config.pg.sslCa ? { ca: readFileSync(config.pg.sslCa, 'utf8') } : {}),
-  }
-}
-
 async function openServer(
   config: DatabaseConfig,
   log: Logger,
@@ -78,7 +77,7 @@ async function openServer(
         user: config.pg.user,
         password: config.pg.password,
         database: config.pg.database,
-        ssl: sslOption(config),
+        ssl: pgTlsOption(config.pg),
       },
     }
   }
@@ -106,20 +105,19 @@ async function describeServer(settings: PoolSettings, log: Logger): Promise<void
   const client = new pg.Client(clientConfig(settings))
   try {
     await client.connect()
-    const result = await client.query<{ version: string; max_connections: string }>(
-      "SELECT current_setting('server_version') AS version, current_setting('max_connections') AS max_connections",
-    )
-    const row = result.rows[0]
+    const facts = await readServerFacts(client)
     log.info(
       {
         mode: 'external',
         host: settings.host,
         port: settings.port,
-        version: row?.version,
-        max_connections: Number(row?.max_connections),
+        version: facts.version,
+        max_connections: facts.maxConnections,
       },
       'database',
     )
+    const tooOld = serverVersionProblem(facts)
+    if (tooOld) throw new BootError(`${tooOld} (PG_HOST=${settings.host})`, 1)
   } finally {
     await client.end().catch(() => undefined)
   }
@@ -131,8 +129,8 @@ async function prepareSchema(config: DatabaseConfig, settings: PoolSettings, log
   await client.connect()
   try {
     if (!config.applySchema) {
-      const installed = await installedSchemaVersion(client)
-      const required = requiredSchemaVersion()
+      const installed = await installedSchemaVersion(client, BROKER_SCHEMA)
+      const required = requiredSchemaVersion(loadSchemaFiles(BROKER_SCHEMA))
       if (installed < required) {
         throw new BootError(
           `schema version ${installed} is installed but this build needs ${required}; run queenctl schema apply (QUEEN_APPLY_SCHEMA=0)`,
@@ -142,7 +140,10 @@ async function prepareSchema(config: DatabaseConfig, settings: PoolSettings, log
       log.info({ version: installed, reason: 'QUEEN_APPLY_SCHEMA=0' }, 'schema skipped')
       return
     }
-    const result = await applySchema(client)
+    const result = await applySchema(client, BROKER_SCHEMA)
+    if (result.missing.length > 0) {
+      throw new BootError(`schema incomplete after apply: missing ${result.missing.join(', ')}`, 2)
+    }
     const changed = result.files.filter((file) => file.status === 'applied').length
     log.info(
       {

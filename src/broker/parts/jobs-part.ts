@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
-import type { BackgroundService } from '../jobs/background-loop.js'
+import type { BackgroundService } from '../../platform/jobs/background-loop.js'
 import { leaseReclaimJob } from '../jobs/lease-reclaim-job.js'
 import { maintenanceJobs } from '../jobs/maintenance-jobs.js'
 

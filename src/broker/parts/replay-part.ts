@@ -9,7 +9,7 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
 import type { Hint } from '../db/hint-channel.js'
-import { BackgroundLoop } from '../jobs/background-loop.js'
+import { BackgroundLoop } from '../../platform/jobs/background-loop.js'
 import { SpoolReplayer } from '../spool/spool-replayer.js'
 
 type ReplayConfig = Pick<BrokerConfig, 'spool' | 'jobs'>

@@ -7,7 +7,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import path from 'node:path'
-import { makeDirectory, pidIsAlive } from '../db/system-users.js'
+import { makeDirectory, pidIsAlive } from '../../platform/postgres/system-users.js'
 
 /** Where the spool lives and how it got there. */
 export interface OpenedSpoolDirectory {

@@ -9,7 +9,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import path from 'node:path'
-import { pidIsAlive } from '../db/system-users.js'
+import { pidIsAlive } from '../../platform/postgres/system-users.js'
 import { isQuarantineEntry, type QuarantineEntry } from './quarantine.js'
 import { scanSegment, SEGMENT_MAGIC, type SpoolRecord } from './record-format.js'
 import { readProgress } from './spool.js'

@@ -11,7 +11,7 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Logger } from 'pino'
-import { classifyPgError, isDataFault } from '../db/pg-errors.js'
+import { classifyPgError, isDataFault } from '../../platform/postgres/pg-errors.js'
 import { quarantine, type QuarantineEntry } from './quarantine.js'
 import { scanSegment, type DecodedRecord, type SpoolRecord } from './record-format.js'
 import { fsyncDirectory } from './spool-directory.js'

@@ -3,7 +3,7 @@
  * from the per-minute metrics, and the retention history; buckets are epoch-aligned.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { QueryName } from '../db/queries/index.js'
 
 /** A time range cut into buckets. */

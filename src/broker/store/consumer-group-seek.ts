@@ -3,8 +3,8 @@
  * on deadlocks: creating consumer rows can deadlock with a pop creating the same rows in another order.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
-import { retryOnConflict } from '../db/retry.js'
+import { runQuery } from '../db/run-query.js'
+import { retryOnConflict } from '../../platform/postgres/retry.js'
 
 /** What a seek moved. */
 export interface SeekRow {

@@ -3,7 +3,7 @@
  * consumer-group-* statements except the seeks, which are in consumer-group-seek.ts).
  */
 import type pg from 'pg'
-import { executeQuery, runQuery } from '../db/pool.js'
+import { executeQuery, runQuery } from '../db/run-query.js'
 
 /** One (group, queue) of the tenant, queue mode included, with lag totals and subscription record. */
 export interface ConsumerGroupRow {

@@ -1,6 +1,6 @@
 /** The dead-letter listing (dlq-list statement): filters, real pagination and the total. */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 
 /** Filters and page of the DLQ listing; null filters match every entry. */
 export interface DeadLetterFilter {

@@ -1,6 +1,6 @@
 /** Lease extension by a client (lease-extend statement, queen.extend_lease of schema 003). */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 
 /** What an extension did; `expiresAt` is set when the lease was extended. */
 export interface LeaseExtension {

@@ -5,7 +5,8 @@
 import type pg from 'pg'
 import { resealRetriedCopy } from '../crypto/retried-copy.js'
 import type { PayloadCipher } from '../crypto/payload-cipher.js'
-import { inTransaction, runQuery } from '../db/pool.js'
+import { inTransaction } from '../../platform/postgres/pool.js'
+import { runQuery } from '../db/run-query.js'
 import { newUuidV7 } from '../ids.js'
 import type { MessageKey } from './messages.js'
 

@@ -3,7 +3,7 @@
  * statements. The retry out of the DLQ, a transaction of several steps, is in message-retry.ts.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 
 /** Status of a message for one group (docs/http-api.md, "List messages"). */
 export type MessageStatus = 'pending' | 'processing' | 'completed' | 'dead_letter'

@@ -3,7 +3,7 @@
  * with counters computed live from queen.partition_counters.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** Queues grouped by one tag, with partition and message counts. */

@@ -2,7 +2,7 @@
  * The partition listing of GET /api/v1/resources/partitions: the partition-list statement.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 
 /** A partition with its queue's name and tags and its live message counters. */
 export interface PartitionListRow {

@@ -3,7 +3,7 @@
  * one connection; a section the broker's role may not read, or a view the server lacks, comes back null.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { QueryName } from '../db/queries/index.js'
 
 /** Buffer cache hits of this database. */

@@ -3,7 +3,7 @@
  * dropped, CONFIG_INVALIDATE published to the other replicas and, on delete, the parked pops answered.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { HintChannel } from '../db/hint-channel.js'
 import type { PopWaiters } from '../engine/pop-waiters.js'
 import type { QueueOptions } from '../engine/queue-options.js'

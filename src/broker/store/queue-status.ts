@@ -3,7 +3,7 @@
  * counters from the stats snapshot, partitions, cursors and messages read live.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { MessageCountersRow } from '../db/message-counters.js'
 import type { QueueSummaryRow } from './queues.js'
 

@@ -3,7 +3,7 @@
  * statements. Configure and delete, which also touch caches and waiters, are in queue-configuration.ts.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** A queue with its partition count and message counters, as the queue listings read it. */

@@ -3,7 +3,7 @@
  * -dlq-errors and -workers statements), run one after the other on the pool.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 import type { MessageCountersRow } from '../db/message-counters.js'
 
 /** The queue/namespace/task filters shared by the status statements; null matches everything. */

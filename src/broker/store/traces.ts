@@ -3,7 +3,7 @@
  * names themselves and of one message.
  */
 import type pg from 'pg'
-import { runQuery } from '../db/pool.js'
+import { runQuery } from '../db/run-query.js'
 
 /** A trace event to record on an existing message. */
 export interface TraceEvent {

@@ -1,21 +1,17 @@
 import { Flags } from '@oclif/core'
 import { Listr } from 'listr2'
 import pg from 'pg'
-import {
-  acquireSchemaLock,
-  applySchemaFile,
-  ensureSchemaLedger,
-  loadSchemaFiles,
-  plannedStatus,
-  readSchemaLedger,
-  releaseSchemaLock,
-  requiredSchemaVersion,
-  verifySchema,
-  type SchemaFileStatus,
-} from '../../broker/db/schema-apply.js'
+import { BROKER_SCHEMA } from '../../broker/db/broker-schema.js'
 import { BaseCommand } from '../../cli/base-command.js'
 import { EXIT, UserError } from '../../cli/errors.js'
 import { resolvePgConnection } from '../../cli/pg-connection.js'
+import {
+  applySchema,
+  loadSchemaFiles,
+  requiredSchemaVersion,
+  type SchemaFileStatus,
+} from '../../platform/postgres/schema-apply.js'
+import { readServerFacts, serverVersionProblem } from '../../platform/postgres/server-version.js'
 
 /** The typed result printed with --json. */
 export interface SchemaApplyOutput {
@@ -24,8 +20,6 @@ export interface SchemaApplyOutput {
   files: { name: string; status: SchemaFileStatus; ms: number }[]
   lockWaitMs: number
 }
-
-const MINIMUM_SERVER_VERSION = 14
 
 export default class SchemaApply extends BaseCommand {
   static override summary = 'Apply the broker schema to PostgreSQL'
@@ -50,18 +44,16 @@ export default class SchemaApply extends BaseCommand {
   async run(): Promise<SchemaApplyOutput> {
     const { flags } = await this.parse(SchemaApply)
     const connection = await resolvePgConnection(flags['pg-url'], process.env)
-    const files = loadSchemaFiles()
     const output: SchemaApplyOutput = {
-      version: requiredSchemaVersion(files),
+      version: requiredSchemaVersion(loadSchemaFiles(BROKER_SCHEMA)),
       dryRun: flags['dry-run'],
       files: [],
       lockWaitMs: 0,
     }
     const client = new pg.Client({ ...connection, application_name: 'queenctl schema apply' })
     const json = this.jsonEnabled()
-    let locked = false
-    let ledger = new Map<string, string>()
 
+    // The same applySchema as the broker's boot (lock, ledger, files, verify); the hooks only report.
     const tasks = new Listr(
       [
         {
@@ -75,79 +67,51 @@ export default class SchemaApply extends BaseCommand {
                 cause: error,
               })
             }
-            const result = await client.query<{ version: string; num: string }>(
-              "SELECT current_setting('server_version') AS version, current_setting('server_version_num') AS num",
-            )
-            const row = result.rows[0]!
-            if (Number(row.num) < MINIMUM_SERVER_VERSION * 10_000) {
-              throw new UserError(
-                `PostgreSQL ${row.version} is too old; ${MINIMUM_SERVER_VERSION} or newer is required`,
-                {
-                  exitCode: EXIT.server,
-                },
-              )
-            }
-            task.title = `Connect (PostgreSQL ${row.version})`
+            const facts = await readServerFacts(client)
+            const tooOld = serverVersionProblem(facts)
+            if (tooOld) throw new UserError(tooOld, { exitCode: EXIT.server })
+            task.title = `Connect (PostgreSQL ${facts.version})`
           },
         },
         {
-          title: 'Lock',
-          skip: () => flags['dry-run'],
+          title: flags['dry-run'] ? 'Plan' : 'Apply',
+          rendererOptions: { persistentOutput: true },
           task: async (_ctx, task) => {
-            output.lockWaitMs = await acquireSchemaLock(client, {
+            const result = await applySchema(client, BROKER_SCHEMA, {
+              dryRun: flags['dry-run'],
               lockTimeoutMs: flags['lock-timeout'] * 1000,
-              onWait: (holder) => {
-                task.output = `waiting for ${holder ?? 'another session'}`
+              hooks: {
+                onLockWait: (holder) => {
+                  task.output = `waiting for the schema lock held by ${holder ?? 'another session'}`
+                },
+                onLedger: (recorded) => {
+                  task.output = `ledger: ${recorded} file(s) recorded`
+                },
+                onPlanned: (file, status) => {
+                  if (!flags['show-sql'] || status === 'unchanged') return
+                  if (json) task.output = file.sql
+                  else process.stderr.write(`-- ${file.name}\n${file.sql}\n`)
+                },
+                onFile: (name, status) => {
+                  task.output = `${name}: ${status}`
+                },
               },
             }).catch((error: unknown) => {
-              throw new UserError(`schema lock not obtained within ${flags['lock-timeout']} s`, {
-                exitCode: EXIT.server,
-                cause: error,
-              })
+              if ((error as { code?: string }).code === '55P03') {
+                throw new UserError(`schema lock not obtained within ${flags['lock-timeout']} s`, {
+                  exitCode: EXIT.server,
+                  cause: error,
+                })
+              }
+              throw error
             })
-            locked = true
-          },
-        },
-        {
-          title: 'Read ledger',
-          task: async (_ctx, task) => {
-            if (!flags['dry-run']) await ensureSchemaLedger(client)
-            ledger = await readSchemaLedger(client)
-            task.title = `Read ledger (${ledger.size} file(s) recorded)`
-          },
-        },
-        ...files.map((file) => ({
-          title: `Apply ${file.name}`,
-          task: async (_ctx: unknown, task: { title: string; output: string }) => {
-            const started = Date.now()
-            if (flags['show-sql'] && plannedStatus(file, ledger) !== 'unchanged') {
-              if (json) task.output = file.sql
-              else process.stderr.write(`-- ${file.name}\n${file.sql}\n`)
-            }
-            const status = flags['dry-run'] ? plannedStatus(file, ledger) : await applySchemaFile(client, file, ledger)
-            const ms = Date.now() - started
-            output.files.push({ name: file.name, status, ms })
-            task.title = `${file.name}: ${status}`
-          },
-        })),
-        {
-          title: 'Verify',
-          skip: () => flags['dry-run'],
-          task: async () => {
-            const missing = await verifySchema(client)
-            if (missing.length > 0) {
-              throw new UserError(`schema incomplete after apply: missing ${missing.join(', ')}`, {
+            output.files = result.files
+            output.lockWaitMs = result.lockWaitMs
+            if (result.missing.length > 0) {
+              throw new UserError(`schema incomplete after apply: missing ${result.missing.join(', ')}`, {
                 exitCode: EXIT.server,
               })
             }
-          },
-        },
-        {
-          title: 'Release',
-          skip: () => flags['dry-run'],
-          task: async () => {
-            await releaseSchemaLock(client)
-            locked = false
           },
         },
       ],
@@ -163,7 +127,6 @@ export default class SchemaApply extends BaseCommand {
       if (error instanceof UserError) throw error
       throw new UserError((error as Error).message, { exitCode: EXIT.server, cause: error })
     } finally {
-      if (locked) await releaseSchemaLock(client).catch(() => undefined)
       await client.end().catch(() => undefined)
     }
     if (!json) {

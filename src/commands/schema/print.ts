@@ -1,4 +1,5 @@
-import { renderSchemaScript } from '../../broker/db/schema-apply.js'
+import { BROKER_SCHEMA } from '../../broker/db/broker-schema.js'
+import { renderSchemaScript } from '../../platform/postgres/schema-apply.js'
 import { BaseCommand } from '../../cli/base-command.js'
 
 export default class SchemaPrint extends BaseCommand {
@@ -13,6 +14,6 @@ export default class SchemaPrint extends BaseCommand {
 
   async run(): Promise<void> {
     await this.parse(SchemaPrint)
-    process.stdout.write(renderSchemaScript())
+    process.stdout.write(renderSchemaScript(BROKER_SCHEMA))
   }
 }

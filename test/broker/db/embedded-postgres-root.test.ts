@@ -16,7 +16,7 @@ import {
   startEmbeddedPostgres,
   type EmbeddedPostgres,
   type EmbeddedPostgresOptions,
-} from '../../../src/broker/db/embedded-postgres.js'
+} from '../../../src/platform/postgres/embedded-postgres.js'
 import Serve from '../../../src/commands/serve.js'
 import { postmasterPid, REPO_ROOT, stopLeftoverPostmaster } from '../../support/cli-harness.js'
 import { trackResource } from '../../support/resources.js'

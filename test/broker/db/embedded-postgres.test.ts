@@ -15,7 +15,7 @@ import {
   type EmbeddedConnection,
   type EmbeddedPostgres,
   type EmbeddedPostgresOptions,
-} from '../../../src/broker/db/embedded-postgres.js'
+} from '../../../src/platform/postgres/embedded-postgres.js'
 import {
   distModule,
   isAlive,
@@ -116,7 +116,7 @@ function startInOtherProcess(dataDir: string, mode: 'try' | 'hold'): TestProcess
       process.exit(3)
     }
     `,
-    { MODULE: distModule('broker/db/embedded-postgres.js'), DATA_DIR: dataDir, MODE: mode },
+    { MODULE: distModule('platform/postgres/embedded-postgres.js'), DATA_DIR: dataDir, MODE: mode },
   )
 }
 

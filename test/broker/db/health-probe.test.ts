@@ -4,7 +4,7 @@
  * the writable primary as soon as the address leads there (issue 38).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HealthProbe } from '../../../src/broker/db/health-probe.js'
+import { HealthProbe } from '../../../src/platform/postgres/health-probe.js'
 import {
   createTestDatabase,
   databaseConnection,

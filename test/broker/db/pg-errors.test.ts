@@ -5,7 +5,7 @@
  */
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { classifyPgError, describeDbFailure, isDataFault } from '../../../src/broker/db/pg-errors.js'
+import { classifyPgError, describeDbFailure, isDataFault } from '../../../src/platform/postgres/pg-errors.js'
 import { databaseConnection, useTestDatabase } from '../../support/database.js'
 
 const { client } = useTestDatabase('pgerrors')

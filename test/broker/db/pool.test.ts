@@ -1,6 +1,6 @@
 /** The broker's PostgreSQL sessions carry the settings the broker relies on, on a real server. */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createPool } from '../../../src/broker/db/pool.js'
+import { createPool } from '../../../src/platform/postgres/pool.js'
 import { serverConnection } from '../../support/database.js'
 
 describe('the broker pool', () => {

@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { applySchema, renderSchemaScript, SCHEMA_LOCK_KEY, verifySchema } from '../../../src/broker/db/schema-apply.js'
+import { BROKER_SCHEMA, SCHEMA_LOCK_KEY } from '../../../src/broker/db/broker-schema.js'
+import { applySchema, renderSchemaScript, verifySchema } from '../../../src/platform/postgres/schema-apply.js'
 import { connect, createEmptyDatabase, dropDatabase, hasQueenSchema } from '../../support/cli-harness.js'
 
 /** The schema files as shipped, read here independently of the code under test. */
@@ -53,7 +54,7 @@ describe('applySchema', () => {
   it('three applies started at once on an empty database all succeed and record each file once', async () => {
     await withEmptyDatabase('concurrent', 3, async (clients) => {
       // When three brokers boot at the same moment
-      const results = await Promise.all(clients.map((client) => applySchema(client)))
+      const results = await Promise.all(clients.map((client) => applySchema(client, BROKER_SCHEMA)))
 
       // Then all three succeed, each file is applied by exactly one of them and skipped by the others
       for (const result of results) {
@@ -76,17 +77,17 @@ describe('applySchema', () => {
       expect(rows.map((row) => ({ name: row.file_name, checksum: row.checksum }))).toEqual(
         shipped.map((file) => ({ name: file.name, checksum: file.checksum })),
       )
-      expect(await verifySchema(clients[0]!)).toEqual([])
+      expect(await verifySchema(clients[0]!, BROKER_SCHEMA)).toEqual([])
     })
   })
 
   it('applying again reports every file unchanged and rewrites no ledger row', async () => {
     await withEmptyDatabase('again', 1, async ([client]) => {
-      const first = await applySchema(client!)
+      const first = await applySchema(client!, BROKER_SCHEMA)
       expect(first.files.map((file) => file.status)).toEqual(shippedNames.map(() => 'applied'))
       const before = await ledgerRows(client!)
 
-      const second = await applySchema(client!)
+      const second = await applySchema(client!, BROKER_SCHEMA)
 
       expect(second.files.map((file) => [file.name, file.status])).toEqual(
         shippedNames.map((name) => [name, 'unchanged']),
@@ -95,13 +96,13 @@ describe('applySchema', () => {
       expect(after.map((row) => [row.file_name, row.applied_at.toISOString(), row.row_version])).toEqual(
         before.map((row) => [row.file_name, row.applied_at.toISOString(), row.row_version]),
       )
-      expect(await verifySchema(client!)).toEqual([])
+      expect(await verifySchema(client!, BROKER_SCHEMA)).toEqual([])
     })
   })
 
   it('a dry run on an empty database reports every file new and creates nothing', async () => {
     await withEmptyDatabase('dryrun', 1, async ([client], database) => {
-      const result = await applySchema(client!, { dryRun: true })
+      const result = await applySchema(client!, BROKER_SCHEMA, { dryRun: true })
 
       expect(result.version).toBe(highestNumber)
       expect(result.files.map((file) => [file.name, file.status])).toEqual(shippedNames.map((name) => [name, 'new']))
@@ -118,7 +119,7 @@ describe('applySchema', () => {
 
       // When a broker applies the schema with a short lock timeout
       const told: (string | undefined)[] = []
-      const attempt = applySchema(waiter!, {
+      const attempt = applySchema(waiter!, BROKER_SCHEMA, {
         lockTimeoutMs: 300,
         hooks: { onLockWait: (who) => told.push(who) },
       })
@@ -132,7 +133,7 @@ describe('applySchema', () => {
 
       // And once the lock is released the same session applies the schema normally
       await holder!.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY])
-      const result = await applySchema(waiter!, { lockTimeoutMs: 300 })
+      const result = await applySchema(waiter!, BROKER_SCHEMA, { lockTimeoutMs: 300 })
       expect(result.files.map((file) => file.status)).toEqual(shippedNames.map(() => 'applied'))
     })
   })
@@ -142,16 +143,16 @@ describe('renderSchemaScript', () => {
   it('run as one script on an empty database yields the same schema applySchema would', async () => {
     await withEmptyDatabase('script', 1, async ([client]) => {
       // When a DBA pipes the printed script into psql (here: one simple-protocol query)
-      await client!.query(renderSchemaScript())
+      await client!.query(renderSchemaScript(BROKER_SCHEMA))
 
       // Then every expected object exists, the ledger carries every file's checksum
-      expect(await verifySchema(client!)).toEqual([])
+      expect(await verifySchema(client!, BROKER_SCHEMA)).toEqual([])
       const rows = await ledgerRows(client!)
       expect(rows.map((row) => ({ name: row.file_name, checksum: row.checksum }))).toEqual(
         shipped.map((file) => ({ name: file.name, checksum: file.checksum })),
       )
       // And a broker booting later finds nothing to do
-      const result = await applySchema(client!)
+      const result = await applySchema(client!, BROKER_SCHEMA)
       expect(result.files.map((file) => [file.name, file.status])).toEqual(
         shippedNames.map((name) => [name, 'unchanged']),
       )

@@ -1,6 +1,6 @@
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import { BackgroundLoop } from '../../../src/broker/jobs/background-loop.js'
+import { BackgroundLoop } from '../../../src/platform/jobs/background-loop.js'
 import { STATS_REFRESH_DURATION_FACTOR, statsRefreshJob } from '../../../src/broker/jobs/stats-refresh-job.js'
 import { sleep } from '../../support/queen.js'
 

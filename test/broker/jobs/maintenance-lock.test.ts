@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestBroker, type TestBroker } from '../../support/broker.js'
 import { databaseConnection } from '../../support/database.js'
 import { configure, pushMany, sleep } from '../../support/queen.js'
-import { cycleEvents } from '../../../src/broker/jobs/background-loop.js'
+import { cycleEvents } from '../../../src/platform/jobs/background-loop.js'
 import {
   EVICTION_LOCK_KEY,
   MAINTENANCE_LOCK_NAMESPACE,

@@ -7,7 +7,7 @@ import pino from 'pino'
 import type { TestBroker } from '../../support/broker.js'
 import { databaseConnection } from '../../support/database.js'
 import { trackResource } from '../../support/resources.js'
-import type { BackgroundService } from '../../../src/broker/jobs/background-loop.js'
+import type { BackgroundService } from '../../../src/platform/jobs/background-loop.js'
 import {
   maintenanceJobs,
   type JobRun,

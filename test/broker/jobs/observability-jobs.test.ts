@@ -1,10 +1,7 @@
 import pg from 'pg'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  createObservabilityJobs,
-  type ObservabilityJobsOptions,
-} from '../../../src/broker/jobs/observability-jobs.js'
+import { createObservabilityJobs, type ObservabilityJobsOptions } from '../../../src/broker/jobs/observability-jobs.js'
 import { BrokerEvents } from '../../../src/broker/observe/broker-events.js'
 import { createObservability } from '../../../src/broker/observe/observability.js'
 

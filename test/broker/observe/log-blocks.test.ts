@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { logStatsBlocks } from '../../../src/broker/jobs/stats-log-job.js'
 import { BrokerEvents } from '../../../src/broker/observe/broker-events.js'
 import { ratesFields, sizesFields } from '../../../src/broker/observe/log-blocks.js'
-import { createLogger } from '../../../src/broker/observe/logger.js'
+import { createLogger } from '../../../src/platform/log/logger.js'
 import { MetricsCollector } from '../../../src/broker/observe/metrics-collector.js'
 import { StatsView } from '../../../src/broker/observe/stats-view.js'
 

@@ -1,9 +1,9 @@
 /**
- * The registry of runtime statements (docs/conventions.md, "SQL"): one `.sql` file per statement in this folder, each
- * mapped here to a typed name. All files are read when this module loads, so a missing file fails the
- * boot rather than the first request that needs it.
+ * The broker's registry of runtime statements (docs/conventions.md, "SQL lives in .sql files"): one `.sql`
+ * file per statement in this folder, each mapped here to a typed name, loaded by the platform's registry
+ * when this module loads.
  */
-import { readFileSync } from 'node:fs'
+import { loadSqlRegistry } from '../../../platform/postgres/sql-registry.js'
 
 const FILES = {
   analyticsParked: 'analytics-parked.sql',
@@ -20,7 +20,6 @@ const FILES = {
   dedupPurge: 'dedup-purge.sql',
   dlqList: 'dlq-list.sql',
   evictionRun: 'eviction-run.sql',
-  healthPing: 'health-ping.sql',
   leaseExtend: 'lease-extend.sql',
   leaseLockRequired: 'lease-lock-required.sql',
   leaseReclaimExpired: 'lease-reclaim-expired.sql',
@@ -106,16 +105,18 @@ const FILES = {
 /** Name of a registered statement. */
 export type QueryName = keyof typeof FILES
 
-function load(): Record<QueryName, string> {
-  const entries = Object.entries(FILES).map(([name, file]) => [
-    name,
-    readFileSync(new URL(`./${file}`, import.meta.url), 'utf8'),
-  ])
-  return Object.fromEntries(entries) as Record<QueryName, string>
-}
+const REGISTRY = loadSqlRegistry(new URL('./', import.meta.url), FILES)
+
+/** Every runtime statement (name and text), by name. */
+export const STATEMENTS = REGISTRY.statements
 
 /** Every runtime statement's SQL text, by name. */
-export const SQL: Readonly<Record<QueryName, string>> = Object.freeze(load())
+export const SQL: Readonly<Record<QueryName, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(FILES).map(([name]) => [name, STATEMENTS[name as QueryName].text])) as Record<
+    QueryName,
+    string
+  >,
+)
 
 /** The file each statement was read from (for the statement check test). */
-export const QUERY_FILES: Readonly<Record<QueryName, string>> = FILES
+export const QUERY_FILES: Readonly<Record<QueryName, string>> = REGISTRY.files

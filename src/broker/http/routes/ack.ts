@@ -1,7 +1,7 @@
 /** POST /api/v1/ack and /api/v1/ack/batch (docs/http-api.md, "Ack" and "Ack batch"). */
 import type { FastifyInstance } from 'fastify'
 import { ackResultItem } from '../envelopes/ack-result.js'
-import { describeDbFailure } from '../../db/pg-errors.js'
+import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
 import { tenantOf } from '../tenant.js'
 import { parseAckBatchBody, parseAckBody } from '../validation/ack-body.js'
 

@@ -1,6 +1,6 @@
 /** POST /api/v1/lease/:leaseId/extend (docs/http-api.md, "Lease extend"). */
 import type { FastifyInstance } from 'fastify'
-import { describeDbFailure } from '../../db/pg-errors.js'
+import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
 import { validationError } from '../../errors.js'
 import { extendLease } from '../../store/leases.js'
 import { tenantOf } from '../tenant.js'

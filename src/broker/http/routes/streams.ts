@@ -4,7 +4,7 @@
  * outcome in the body, except the 409 of a config-hash mismatch (docs/http-api.md, "Status codes on the data plane").
  */
 import type { FastifyInstance } from 'fastify'
-import { describeDbFailure } from '../../db/pg-errors.js'
+import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
 import type { StreamCycleAnswer } from '../../engine/streams-engine.js'
 import { BrokerError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'

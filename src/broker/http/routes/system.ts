@@ -3,7 +3,7 @@
  * mesh view, and the internal notify hook. All admin class.
  */
 import type { FastifyInstance } from 'fastify'
-import { DatabaseUnavailableError } from '../../db/pg-errors.js'
+import { DatabaseUnavailableError } from '../../../platform/postgres/pg-errors.js'
 import { BrokerError, validationError } from '../../errors.js'
 import type { BrokerServices } from '../../services.js'
 import { IGNORE_BODY } from '../body-parsing.js'

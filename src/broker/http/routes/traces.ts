@@ -3,7 +3,7 @@
  * traces"), whose answers keep the reference's snake_case keys.
  */
 import type { FastifyInstance } from 'fastify'
-import { describeDbFailure } from '../../db/pg-errors.js'
+import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
 import { validationError } from '../../errors.js'
 import { tenantOf } from '../tenant.js'
 import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'

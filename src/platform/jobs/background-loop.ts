@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { classifyPgError } from '../db/pg-errors.js'
+import { classifyPgError } from '../postgres/pg-errors.js'
 
 /** A background service. */
 export interface BackgroundService {

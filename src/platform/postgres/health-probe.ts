@@ -1,12 +1,13 @@
 /**
- * The readiness probe's database check (docs/operations.md, "Health probes"): a round trip on a dedicated connection,
+ * The readiness probe's database check (docs/operations.md, "Probes"): a round trip on a dedicated connection,
  * not the request pool, so a saturated pool does not fail the probe; 2 s timeout. A server that answers but
  * cannot write (a standby, a demoted primary) is not ready: pushes spool until a writable primary answers.
  */
 import pg from 'pg'
-import { SQL } from './queries/index.js'
+import { loadSqlRegistry } from './sql-registry.js'
 
 const PROBE_TIMEOUT_MS = 2000
+const { statements } = loadSqlRegistry(new URL('./sql/', import.meta.url), { healthPing: 'health-ping.sql' })
 
 /** What the probe found. */
 export type DatabaseState = 'writable' | 'read-only' | 'unreachable'
@@ -41,7 +42,7 @@ export class HealthProbe {
     let client: pg.PoolClient | undefined
     try {
       client = await this.pool.connect()
-      const result = await client.query<{ read_only: boolean }>(SQL.healthPing)
+      const result = await client.query<{ read_only: boolean }>(statements.healthPing.text)
       const readOnly = result.rows[0]?.read_only !== false
       client.release(readOnly ? new Error('read-only server') : undefined)
       return readOnly ? 'read-only' : 'writable'

@@ -1,11 +1,9 @@
 /**
- * The PostgreSQL pool of the broker, with the timeouts of docs/configuration.md, "PostgreSQL connection", and a helper
- * to run a function inside one transaction.
+ * The PostgreSQL pool of a server, with its timeouts (docs/configuration.md, PostgreSQL), helpers to run a
+ * server's registered statements, and one to run a function inside one transaction.
  */
 import pg from 'pg'
 import { classifyPgError, coerceError } from './pg-errors.js'
-import type { QueryName } from './queries/index.js'
-import { SQL } from './queries/index.js'
 
 // Return int8 (counts, positions) as JavaScript numbers: they stay far below 2^53 here.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
@@ -67,14 +65,19 @@ export function createPool(settings: PoolSettings): pg.Pool {
   })
 }
 
+/** A statement of a server's SQL registry: its name (pg prepares it once per connection under it) and text. */
+export interface Statement {
+  readonly name: string
+  readonly text: string
+}
+
 /** Runs a registered statement. */
-export async function runQuery<Row extends pg.QueryResultRow>(
+export async function runStatement<Row extends pg.QueryResultRow>(
   db: pg.Pool | pg.ClientBase,
-  name: QueryName,
+  statement: Statement,
   values: unknown[] = [],
 ): Promise<Row[]> {
-  // Named, so pg prepares each statement once per connection.
-  const result = await db.query<Row>({ name, text: SQL[name], values })
+  const result = await db.query<Row>({ name: statement.name, text: statement.text, values })
   return result.rows
 }
 
@@ -90,13 +93,13 @@ const rawJsonTypes: pg.CustomTypesConfig = {
         ) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
 }
 
-/** Like {@link runQuery}, but json/jsonb columns arrive as their JSON text (not parsed). */
-export async function runQueryRawJson<Row extends pg.QueryResultRow>(
+/** Like {@link runStatement}, but json/jsonb columns arrive as their JSON text (not parsed). */
+export async function runStatementRawJson<Row extends pg.QueryResultRow>(
   db: pg.Pool | pg.ClientBase,
-  name: QueryName,
+  statement: Statement,
   values: unknown[] = [],
 ): Promise<Row[]> {
-  const result = await db.query<Row>({ name, text: SQL[name], values, types: rawJsonTypes })
+  const result = await db.query<Row>({ name: statement.name, text: statement.text, values, types: rawJsonTypes })
   return result.rows
 }
 
@@ -132,11 +135,11 @@ export async function inTransaction<T>(
 }
 
 /** Runs a registered statement that returns no rows; resolves with the number of rows it changed. */
-export async function executeQuery(
+export async function executeStatement(
   db: pg.Pool | pg.ClientBase,
-  name: QueryName,
+  statement: Statement,
   values: unknown[] = [],
 ): Promise<number> {
-  const result = await db.query({ name, text: SQL[name], values })
+  const result = await db.query({ name: statement.name, text: statement.text, values })
   return result.rowCount ?? 0
 }

@@ -1,10 +1,8 @@
 /**
- * Timeouts and size limits of the broker's HTTP listener, set deliberately rather than left to Node's and
- * fastify's defaults (docs/operations.md, "Limits and timeouts of the HTTP listener"). The contract names no
- * variables for them, so they are constants; only the socket idle timeout follows the configuration (it must outlast
- * the longest pop).
+ * Timeouts and size limits of a server's HTTP listener, set deliberately rather than left to Node's and
+ * fastify's defaults (docs/operations.md, "Limits and timeouts of the HTTP listener"). They are constants;
+ * only the socket idle timeout follows the server (it must outlast the longest request that waits).
  */
-import { MAX_POP_TIMEOUT_MS } from './validation/pop-query.js'
 
 /**
  * Whole header block of a request (docs/http-api.md, "Request bodies": larger is a 431, Node's own limit made
@@ -28,19 +26,16 @@ export const KEEP_ALIVE_TIMEOUT_MS = 72_000
 /** How often Node checks the two timeouts above (its default of 30 s would let a slowloris hold 40 s). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000
 
-/**
- * The broker answers a pop within `timeout + 1000` ms (docs/http-api.md, "Pop from a queue"); the rest is slack for a
- * busy loop.
- */
-const POP_ANSWER_MARGIN_MS = 60_000
+/** A waiting request is answered within its wait plus a second (a pop, docs/http-api.md); the rest is slack. */
+const ANSWER_MARGIN_MS = 60_000
 
 /** Node's timers stop at 2^31-1 ms; a larger socket timeout would be replaced by 1 ms and cut everything. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
- * Socket inactivity timeout: a parked pop sends nothing until it is answered, so this outlasts the
- * longest wait a pop may ask for (or get by default) plus the answer margin.
+ * Socket inactivity timeout: a parked request (a long-poll) sends nothing until it is answered, so this
+ * outlasts the longest wait a request may ask for plus the answer margin.
  */
-export function socketIdleTimeoutMs(defaultPopTimeoutMs: number): number {
-  return Math.min(MAX_TIMER_MS, Math.max(MAX_POP_TIMEOUT_MS, defaultPopTimeoutMs) + POP_ANSWER_MARGIN_MS)
+export function socketIdleTimeoutMs(longestWaitMs: number): number {
+  return Math.min(MAX_TIMER_MS, longestWaitMs + ANSWER_MARGIN_MS)
 }

@@ -1,18 +1,25 @@
 /**
- * Schema apply (docs/design.md, "Storage decisions"): the `.sql` files of `src/broker/schema/` applied in order under a
- * PostgreSQL advisory lock, each recorded in `queen.schema_ledger` with its checksum. Used by `serve` at
- * every boot and by `queenctl schema apply` / `schema print`, so there is one implementation.
+ * Schema apply (docs/design.md, "Schema at boot"): the numbered `.sql` files of a server's schema folder
+ * applied in order under a PostgreSQL advisory lock, each recorded in a ledger table with its checksum.
+ * A server describes its schema once (a {@link SchemaSource}); its boot and the CLI's `schema apply`,
+ * `schema status` and `schema print` all run this one implementation over it.
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
 
-/**
- * The advisory lock key serialising schema applies across brokers and CLI runs: the bytes "QUEN" read as
- * a big-endian 32-bit integer (0x5155454e). Documented so a DBA can see who holds it in pg_locks.
- */
-export const SCHEMA_LOCK_KEY = 0x5155454e
+/** A server's schema: where its files are, the lock that serialises applies, the ledger that records them. */
+export interface SchemaSource {
+  /** The folder of `NNN_name.sql` files (a file URL ending in `/`). */
+  readonly dir: URL
+  /** The advisory lock key serialising applies across processes (documented, so a DBA can find it in pg_locks). */
+  readonly lockKey: number
+  /** The PostgreSQL schema that holds the ledger (and the server's objects). */
+  readonly schema: string
+  /** Objects the server cannot work without (`to_regclass('...')`, `to_regproc('...')`): checked after an apply. */
+  readonly expectedObjects: readonly string[]
+}
 
 /** One schema file. */
 export interface SchemaFile {
@@ -35,32 +42,44 @@ export interface SchemaApplyResult {
   files: { name: string; status: SchemaFileStatus; ms: number }[]
   lockWaitMs: number
   durationMs: number
+  /** Expected objects still missing after the apply (empty when the schema is whole; not checked on a dry run). */
+  missing: string[]
 }
 
 /** Progress callbacks for `queenctl schema apply` (listr2 steps). */
 export interface SchemaApplyHooks {
   onLockWait?: (holder: string | undefined) => void
   onLocked?: (lockWaitMs: number) => void
+  /** The ledger was read: how many files it records. */
+  onLedger?: (recorded: number) => void
+  /** Before a file: what applying it will do (`unchanged` files are skipped). */
+  onPlanned?: (file: SchemaFile, status: SchemaFileStatus) => void
   onFile?: (name: string, status: SchemaFileStatus, ms: number) => void
 }
 
-const schemaDir = fileURLToPath(new URL('../schema/', import.meta.url))
-const LEDGER_DDL = `
-CREATE SCHEMA IF NOT EXISTS queen;
-CREATE TABLE IF NOT EXISTS queen.schema_ledger (
+function ledgerDdl(source: SchemaSource): string {
+  return `
+CREATE SCHEMA IF NOT EXISTS ${source.schema};
+CREATE TABLE IF NOT EXISTS ${ledgerTable(source)} (
   file_name text PRIMARY KEY,
   file_number integer NOT NULL,
   checksum text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now()
 );`
+}
+
+function ledgerTable(source: SchemaSource): string {
+  return `${source.schema}.schema_ledger`
+}
 
 /** The schema files shipped with this build, in apply order. */
-export function loadSchemaFiles(): SchemaFile[] {
-  return readdirSync(schemaDir)
+export function loadSchemaFiles(source: SchemaSource): SchemaFile[] {
+  const dir = fileURLToPath(source.dir)
+  return readdirSync(dir)
     .filter((name) => /^\d{3}_[a-z0-9_]+\.sql$/.test(name))
     .sort()
     .map((name) => {
-      const sql = readFileSync(`${schemaDir}${name}`, 'utf8')
+      const sql = readFileSync(`${dir}${name}`, 'utf8')
       return {
         name,
         number: Number.parseInt(name.slice(0, 3), 10),
@@ -70,18 +89,18 @@ export function loadSchemaFiles(): SchemaFile[] {
     })
 }
 
-/** The schema version this build needs. */
-export function requiredSchemaVersion(files: SchemaFile[] = loadSchemaFiles()): number {
+/** The schema version these files install (the highest file number). */
+export function requiredSchemaVersion(files: SchemaFile[]): number {
   return files.reduce((max, file) => Math.max(max, file.number), 0)
 }
 
 /** The whole schema as one SQL script, for DBAs (`queenctl schema print`). */
-export function renderSchemaScript(files: SchemaFile[] = loadSchemaFiles()): string {
-  const parts = [`-- queenctl schema, version ${requiredSchemaVersion(files)}`, LEDGER_DDL.trim()]
+export function renderSchemaScript(source: SchemaSource, files: SchemaFile[] = loadSchemaFiles(source)): string {
+  const parts = [`-- queenctl schema, version ${requiredSchemaVersion(files)}`, ledgerDdl(source).trim()]
   for (const file of files) {
     parts.push(`-- >>> ${file.name}`, file.sql.trim())
     parts.push(
-      `INSERT INTO queen.schema_ledger (file_name, file_number, checksum) VALUES ('${file.name}', ${file.number}, '${file.checksum}')\n` +
+      `INSERT INTO ${ledgerTable(source)} (file_name, file_number, checksum) VALUES ('${file.name}', ${file.number}, '${file.checksum}')\n` +
         `ON CONFLICT (file_name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now();`,
     )
   }
@@ -89,18 +108,15 @@ export function renderSchemaScript(files: SchemaFile[] = loadSchemaFiles()): str
 }
 
 /** Creates the ledger table when missing (the one statement that must precede the lock-free read). */
-export async function ensureSchemaLedger(client: pg.ClientBase): Promise<void> {
-  await client.query(LEDGER_DDL)
+export async function ensureSchemaLedger(client: pg.ClientBase, source: SchemaSource): Promise<void> {
+  await client.query(ledgerDdl(source))
 }
 
 /** Recorded checksum per applied file name (empty when nothing is installed). */
-export async function readSchemaLedger(client: pg.ClientBase): Promise<Map<string, string>> {
-  const exists = await client.query<{ present: boolean }>(
-    "SELECT to_regclass('queen.schema_ledger') IS NOT NULL AS present",
-  )
-  if (!exists.rows[0]?.present) return new Map()
+export async function readSchemaLedger(client: pg.ClientBase, source: SchemaSource): Promise<Map<string, string>> {
+  if (!(await ledgerExists(client, source))) return new Map()
   const rows = await client.query<{ file_name: string; checksum: string }>(
-    'SELECT file_name, checksum FROM queen.schema_ledger',
+    `SELECT file_name, checksum FROM ${ledgerTable(source)}`,
   )
   return new Map(rows.rows.map((row) => [row.file_name, row.checksum]))
 }
@@ -112,23 +128,27 @@ export function plannedStatus(file: SchemaFile, ledger: Map<string, string>): Sc
 }
 
 /** The installed schema version (highest recorded file number), or 0 when none is installed. */
-export async function installedSchemaVersion(client: pg.ClientBase): Promise<number> {
-  const exists = await client.query<{ present: boolean }>(
-    "SELECT to_regclass('queen.schema_ledger') IS NOT NULL AS present",
-  )
-  if (!exists.rows[0]?.present) return 0
+export async function installedSchemaVersion(client: pg.ClientBase, source: SchemaSource): Promise<number> {
+  if (!(await ledgerExists(client, source))) return 0
   const result = await client.query<{ version: number | null }>(
-    'SELECT max(file_number) AS version FROM queen.schema_ledger',
+    `SELECT max(file_number) AS version FROM ${ledgerTable(source)}`,
   )
   return result.rows[0]?.version ?? 0
 }
 
-async function lockHolder(client: pg.ClientBase): Promise<string | undefined> {
+async function ledgerExists(client: pg.ClientBase, source: SchemaSource): Promise<boolean> {
+  const exists = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+    ledgerTable(source),
+  ])
+  return exists.rows[0]?.present === true
+}
+
+async function lockHolder(client: pg.ClientBase, source: SchemaSource): Promise<string | undefined> {
   const result = await client.query<{ holder: string }>(
     `SELECT coalesce(a.application_name, '') || ' pid=' || a.pid || ' client=' || coalesce(a.client_addr::text, 'local') AS holder
      FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
      WHERE l.locktype = 'advisory' AND l.granted AND l.objid = $1 LIMIT 1`,
-    [SCHEMA_LOCK_KEY],
+    [source.lockKey],
   )
   return result.rows[0]?.holder
 }
@@ -139,17 +159,18 @@ async function lockHolder(client: pg.ClientBase): Promise<string | undefined> {
  */
 export async function acquireSchemaLock(
   client: pg.ClientBase,
+  source: SchemaSource,
   options: { lockTimeoutMs?: number; onWait?: (holder: string | undefined) => void } = {},
 ): Promise<number> {
   const started = Date.now()
   const immediate = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-    SCHEMA_LOCK_KEY,
+    source.lockKey,
   ])
   if (immediate.rows[0]?.locked) return 0
-  options.onWait?.(await lockHolder(client))
+  options.onWait?.(await lockHolder(client, source))
   await client.query(`SET lock_timeout = ${Math.max(0, Math.trunc(options.lockTimeoutMs ?? 60_000))}`)
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY])
+    await client.query('SELECT pg_advisory_lock($1)', [source.lockKey])
   } finally {
     await client.query('SET lock_timeout = 0')
   }
@@ -157,13 +178,14 @@ export async function acquireSchemaLock(
 }
 
 /** Releases the schema advisory lock. */
-export async function releaseSchemaLock(client: pg.ClientBase): Promise<void> {
-  await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY])
+export async function releaseSchemaLock(client: pg.ClientBase, source: SchemaSource): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1)', [source.lockKey])
 }
 
 /** Applies one file in its own transaction (skipped when the ledger has its checksum). */
 export async function applySchemaFile(
   client: pg.ClientBase,
+  source: SchemaSource,
   file: SchemaFile,
   ledger: Map<string, string>,
 ): Promise<SchemaFileStatus> {
@@ -172,7 +194,7 @@ export async function applySchemaFile(
   try {
     await client.query(file.sql)
     await client.query(
-      `INSERT INTO queen.schema_ledger (file_name, file_number, checksum) VALUES ($1, $2, $3)
+      `INSERT INTO ${ledgerTable(source)} (file_name, file_number, checksum) VALUES ($1, $2, $3)
        ON CONFLICT (file_name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
       [file.name, file.number, file.checksum],
     )
@@ -185,29 +207,16 @@ export async function applySchemaFile(
   return 'applied'
 }
 
-/** Objects the data plane cannot work without; `verifySchema` reports the missing ones. */
-const EXPECTED_OBJECTS = [
-  "to_regclass('queen.queues')",
-  "to_regclass('queen.partitions')",
-  "to_regclass('queen.messages')",
-  "to_regclass('queen.consumers')",
-  "to_regclass('queen.message_states')",
-  "to_regclass('queen.dead_letters')",
-  "to_regproc('queen.push_batch')",
-  "to_regproc('queen.push_messages')",
-  "to_regproc('queen.pop_messages')",
-  "to_regproc('queen.ack_messages')",
-]
-
 /** Names of expected schema objects that do not exist. */
-export async function verifySchema(client: pg.ClientBase): Promise<string[]> {
+export async function verifySchema(client: pg.ClientBase, source: SchemaSource): Promise<string[]> {
+  const expected = source.expectedObjects
   const result = await client.query<Record<string, unknown>>(
-    `SELECT ${EXPECTED_OBJECTS.map((expression, index) => `${expression} IS NOT NULL AS o${index}`).join(', ')}`,
+    `SELECT ${expected.map((expression, index) => `${expression} IS NOT NULL AS o${index}`).join(', ')}`,
   )
   const row = result.rows[0] ?? {}
-  return EXPECTED_OBJECTS.filter((_, index) => row[`o${index}`] !== true).map((expression) =>
-    expression.replace(/^to_reg\w+\('(.*)'\)$/, '$1'),
-  )
+  return expected
+    .filter((_, index) => row[`o${index}`] !== true)
+    .map((expression) => expression.replace(/^to_reg\w+\('(.*)'\)$/, '$1'))
 }
 
 /**
@@ -217,38 +226,47 @@ export async function verifySchema(client: pg.ClientBase): Promise<string[]> {
  */
 export async function applySchema(
   client: pg.ClientBase,
+  source: SchemaSource,
   options: { dryRun?: boolean; lockTimeoutMs?: number; hooks?: SchemaApplyHooks } = {},
 ): Promise<SchemaApplyResult> {
   const started = Date.now()
-  const files = loadSchemaFiles()
+  const files = loadSchemaFiles(source)
   const version = requiredSchemaVersion(files)
   const hooks = options.hooks ?? {}
 
   if (options.dryRun) {
-    const ledger = await readSchemaLedger(client)
+    const ledger = await readSchemaLedger(client, source)
+    hooks.onLedger?.(ledger.size)
     const planned = files.map((file) => {
       const status = plannedStatus(file, ledger)
+      hooks.onPlanned?.(file, status)
       hooks.onFile?.(file.name, status, 0)
       return { name: file.name, status, ms: 0 }
     })
-    return { version, files: planned, lockWaitMs: 0, durationMs: Date.now() - started }
+    return { version, files: planned, lockWaitMs: 0, durationMs: Date.now() - started, missing: [] }
   }
 
-  const lockWaitMs = await acquireSchemaLock(client, { lockTimeoutMs: options.lockTimeoutMs, onWait: hooks.onLockWait })
+  const lockWaitMs = await acquireSchemaLock(client, source, {
+    lockTimeoutMs: options.lockTimeoutMs,
+    onWait: hooks.onLockWait,
+  })
   hooks.onLocked?.(lockWaitMs)
   try {
-    await ensureSchemaLedger(client)
-    const ledger = await readSchemaLedger(client)
+    await ensureSchemaLedger(client, source)
+    const ledger = await readSchemaLedger(client, source)
+    hooks.onLedger?.(ledger.size)
     const results: SchemaApplyResult['files'] = []
     for (const file of files) {
+      hooks.onPlanned?.(file, plannedStatus(file, ledger))
       const fileStart = Date.now()
-      const status = await applySchemaFile(client, file, ledger)
+      const status = await applySchemaFile(client, source, file, ledger)
       const ms = Date.now() - fileStart
       results.push({ name: file.name, status, ms })
       hooks.onFile?.(file.name, status, ms)
     }
-    return { version, files: results, lockWaitMs, durationMs: Date.now() - started }
+    const missing = await verifySchema(client, source)
+    return { version, files: results, lockWaitMs, durationMs: Date.now() - started, missing }
   } finally {
-    await releaseSchemaLock(client).catch(() => undefined)
+    await releaseSchemaLock(client, source).catch(() => undefined)
   }
 }

@@ -25,7 +25,7 @@ import { hostname } from 'node:os'
 import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
-import { ConfigError } from '../../platform/config/config-error.js'
+import { ConfigError } from '../config/config-error.js'
 import { makeDirectory, missingDirectories, pidIsAlive, readPasswdUser, type SystemUser } from './system-users.js'
 
 /** Options of {@link startEmbeddedPostgres}. */
