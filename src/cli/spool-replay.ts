@@ -1,33 +1,20 @@
 /**
- * `spool replay` (docs/cli.md, "Command reference", docs/operations.md, "Spool replay"): replays the spool of a stopped
- * broker into PostgreSQL with the broker's own modules — Spool.open (the directory lock and the boot recovery of an
- * unfinished segment), SpoolReplayer (oldest segment first, batches of FILE_BUFFER_MAX_BATCH, progress fsynced, poison
- * records quarantined, a segment deleted only when every record is settled) and the push engine's replay statement
- * (original transaction ids and acceptance times, so a repeat stores nothing twice). A directory a running broker owns
- * is refused: that broker replays it itself.
+ * `spool replay` (docs/cli.md): checks the directory and the target database, then replays the spool of a
+ * stopped broker with the broker's own offline replay (src/broker/offline-replay.ts). A directory a running
+ * broker owns is refused: that broker replays it itself.
  */
 import { constants } from 'node:fs'
 import { access } from 'node:fs/promises'
 import pg from 'pg'
 import pino, { type Logger } from 'pino'
 import type { BrokerConfig } from '../broker/config/broker-config.js'
-import { PayloadCipher } from '../broker/crypto/payload-cipher.js'
-import { PushEncryption } from '../broker/engine/push-encryption.js'
-import { PushEngine } from '../broker/engine/push-engine.js'
-import { QueueRegistry } from '../broker/engine/queue-registry.js'
-import { BrokerEvents } from '../broker/observe/broker-events.js'
+import { replaySpoolOffline, SpoolNotWritableError } from '../broker/offline-replay.js'
+import { RECORD_OVERHEAD_BYTES } from '../broker/spool/record-format.js'
 import { inspectSpool, type PartitionSummary, type SpoolInspection } from '../broker/spool/spool-inspect.js'
-import { SpoolReplayer } from '../broker/spool/spool-replayer.js'
 import { SpoolLockedError } from '../broker/spool/spool-directory.js'
-import { Spool } from '../broker/spool/spool.js'
 import { EXIT, UserError } from './errors.js'
 import { readMaintenanceDirect } from './maintenance.js'
 import { readSchemaStatus } from './schema-status.js'
-
-/**
- * QUEEN_MAX_BODY_BYTES + 64 KiB: the record bound the broker's reader uses (docs/operations.md, "Spool record format").
- */
-export const RECORD_OVERHEAD_BYTES = 64 * 1024
 
 /** What a replay did. */
 export interface ReplayResult {
@@ -111,68 +98,30 @@ export async function replaySpool(options: {
   debug: boolean
 }): Promise<ReplayResult> {
   const { config, dir } = options
-  const log = stderrLogger(options.debug)
-  let spool: Spool
-  try {
-    spool = await Spool.open(
-      {
-        dir,
-        serverId: 'queenctl-spool-replay',
-        eventsPerFile: config.spool.eventsPerFile,
-        flushMs: config.spool.flushMs,
-        maxBytes: 0,
-        maxRecordBytes: config.maxBodyBytes + RECORD_OVERHEAD_BYTES,
-      },
-      log,
-    )
-  } catch (error) {
-    if (error instanceof SpoolLockedError) {
-      throw new UserError(error.message, { hint: 'stop that broker first; it replays its own spool' })
-    }
-    throw error
-  }
   const pool = new pg.Pool({ ...options.connection, max: 2, application_name: 'queenctl spool replay' })
   pool.on('error', () => undefined)
   try {
-    // Spool.open falls back to a temp directory when the one given is unusable: never replay that one.
-    if (spool.dir !== dir) {
-      throw new UserError(`spool directory ${dir} is not writable; replay must delete what it replayed`, {
-        hint: "run as the broker's user (the directory is mode 0700)",
-      })
-    }
-    const registry = new QueueRegistry(pool, config.jobs.stateRefreshMs)
-    const cipher = config.encryptionKey === undefined ? undefined : new PayloadCipher(config.encryptionKey)
-    const push = new PushEngine(
-      pool,
-      registry,
-      { messagesStored: () => undefined },
-      { lanes: 1, maxBatchItems: config.maxBatchItems, encryption: new PushEncryption(registry, cipher) },
-      new BrokerEvents(),
+    const result = await replaySpoolOffline({ dir, pool, config, log: stderrLogger(options.debug) }).catch(
+      (error: unknown) => {
+        if (error instanceof SpoolLockedError) {
+          throw new UserError(error.message, { hint: 'stop that broker first; it replays its own spool' })
+        }
+        if (error instanceof SpoolNotWritableError) {
+          throw new UserError(`${error.message}; replay must delete what it replayed`, {
+            hint: "run as the broker's user (the directory is mode 0700)",
+          })
+        }
+        throw error
+      },
     )
-    const replayer = new SpoolReplayer(
-      spool,
-      (tenant, records) => push.replay(tenant, records),
-      { maxBatch: config.spool.maxBatch, canReplay: () => true },
-      log,
-    )
-    await replayer.runOnce()
-    const remaining = spool.size.records
-    if (remaining > 0) {
-      throw new UserError(`replay stopped with ${remaining} record(s) left: PostgreSQL became unavailable`, {
+    if (result.remaining > 0) {
+      throw new UserError(`replay stopped with ${result.remaining} record(s) left: PostgreSQL became unavailable`, {
         exitCode: EXIT.server,
         hint: 'run queenctl spool replay again once PostgreSQL is reachable; replayed records are not stored twice',
       })
     }
-    return {
-      dir,
-      replayed: spool.counters.replayed,
-      quarantined: spool.counters.quarantined,
-      damaged: spool.counters.corrupt,
-      remaining,
-      partitions: options.plan.partitions,
-    }
+    return { dir, ...result, partitions: options.plan.partitions }
   } finally {
-    await spool.close().catch(() => undefined)
     await pool.end().catch(() => undefined)
   }
 }

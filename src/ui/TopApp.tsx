@@ -1,7 +1,7 @@
 /**
  * The root of `queenctl top`: owns the screen state, turns key presses into it through the pure reducer
  * of view-state.ts, carries out the effects (quit, maintenance writes) and renders
- * the Dashboard. Its one exit path is the quit effect (`q`, Ctrl-C).
+ * the TopScreen. Its one exit path is the quit effect (`q`, Ctrl-C).
  */
 import { useApp, useInput } from 'ink'
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
@@ -10,7 +10,7 @@ import { selectedQueueName, tableShowsAges, tableView } from '../cli/top/table-v
 import { maintenanceWritten } from '../cli/top/top-data.js'
 import type { TopSource } from '../cli/top/top-source.js'
 import { reduceKey, type KeyContext, type ViewEffect, type ViewState } from '../cli/top/view-state.js'
-import { Dashboard } from './Dashboard.js'
+import { TopScreen } from './TopScreen.js'
 import { ThemeContext } from './theme.js'
 import { useClock } from './use-clock.js'
 import { useTerminalSize } from './use-terminal-size.js'
@@ -93,7 +93,7 @@ export function TopApp({ source, initialView, color }: TopAppProps) {
 
   return (
     <ThemeContext.Provider value={theme}>
-      <Dashboard data={data} view={view} table={table} server={source.server} size={size} now={now} />
+      <TopScreen data={data} view={view} table={table} server={source.server} size={size} now={now} />
     </ThemeContext.Provider>
   )
 }

@@ -8,19 +8,19 @@
 import { runQuery } from '../db/run-query.js'
 import {
   checkSetting,
-  MaintenanceJob,
+  HousekeepingJob,
   deleteBatchResult,
   EVICTION_LOCK_KEY,
-  runMaintenanceCycle,
+  runHousekeepingCycle,
   type DeleteRow,
-  type MaintenanceJobOptions,
+  type HousekeepingJobOptions,
   type MaintenanceStep,
-} from './maintenance-cycle.js'
+} from './housekeeping-cycle.js'
 
 const JOB = 'eviction'
 
 /** Creates the eviction loop. */
-export function evictionJob(options: MaintenanceJobOptions): MaintenanceJob {
+export function evictionJob(options: HousekeepingJobOptions): HousekeepingJob {
   const { config } = options
   const batchSize = checkSetting(JOB, 'evictionBatchSize', config.evictionBatchSize, 1)
   const intervalMs = config.evictionIntervalMs
@@ -32,11 +32,11 @@ export function evictionJob(options: MaintenanceJobOptions): MaintenanceJob {
         deleteBatchResult('eviction', await runQuery<DeleteRow>(client, 'evictionRun', [batchSize, from])),
     },
   ]
-  return new MaintenanceJob(
+  return new HousekeepingJob(
     JOB,
     intervalMs,
     async (stopping) => {
-      await runMaintenanceCycle({
+      await runHousekeepingCycle({
         job: JOB,
         pool: options.pool,
         lockKey: EVICTION_LOCK_KEY,

@@ -12,7 +12,7 @@ import { runQuery } from '../db/run-query.js'
 import type { MetricsCollector } from '../observe/metrics-collector.js'
 import type { SystemSampler } from '../observe/system-sampler.js'
 import { minuteOf } from '../observe/time-buckets.js'
-import { BackgroundLoop, type BackgroundService } from '../../platform/jobs/background-loop.js'
+import { BackgroundLoop, type BackgroundJob } from '../../platform/jobs/background-loop.js'
 
 /** What the writer needs. */
 export interface MetricsFlushDeps {
@@ -83,7 +83,7 @@ export async function flushMetrics(deps: MetricsFlushDeps): Promise<MetricsFlush
 }
 
 /** The metrics loop; it also runs the event-loop delay monitor while started. */
-export class MetricsFlushJob implements BackgroundService {
+export class MetricsFlushJob implements BackgroundJob {
   readonly name = 'metrics'
   private readonly loop: BackgroundLoop
   private readonly deps: MetricsFlushDeps

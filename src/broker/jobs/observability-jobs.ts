@@ -6,7 +6,7 @@
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Observability } from '../observe/observability.js'
-import type { BackgroundService } from '../../platform/jobs/background-loop.js'
+import type { BackgroundJob } from '../../platform/jobs/background-loop.js'
 import { MetricsFlushJob } from './metrics-flush-job.js'
 import { statsLogJob } from './stats-log-job.js'
 import { refreshStatsSnapshot, statsRefreshJob, type StatsRefreshResult } from './stats-refresh-job.js'
@@ -31,13 +31,13 @@ export interface ObservabilityJobs {
   /** Refreshes the snapshot now (route 35) and reloads the copy; skipped while another instance refreshes. */
   refreshStats(): Promise<StatsRefreshResult>
   /** The stats cycle (STATS_INTERVAL_MS, cluster-wide under the stats lock). */
-  statsJob: BackgroundService
+  statsJob: BackgroundJob
   /** The per-minute metrics writer (METRICS_AGGREGATE_INTERVAL_S, per replica). */
-  metricsJob: BackgroundService
+  metricsJob: BackgroundJob
   /** The rates/sizes blocks (QUEEN_LOG_STATS_INTERVAL_MS); undefined when turned off. */
-  logJob: BackgroundService | undefined
+  logJob: BackgroundJob | undefined
   /** Every job above, for the server to start after `ready` and stop on shutdown. */
-  jobs: BackgroundService[]
+  jobs: BackgroundJob[]
 }
 
 function checkInterval(name: string, value: number, allowZero: boolean): number {

@@ -10,16 +10,16 @@ import type pg from 'pg'
 import { runQuery } from '../db/run-query.js'
 import {
   checkSetting,
-  MaintenanceJob,
+  HousekeepingJob,
   deleteBatchResult,
   RETENTION_LOCK_KEY,
-  runMaintenanceCycle,
+  runHousekeepingCycle,
   type DeleteRow,
-  type MaintenanceJobOptions,
+  type HousekeepingJobOptions,
   type MaintenanceStep,
   type RetentionDeletion,
   type StepResult,
-} from './maintenance-cycle.js'
+} from './housekeeping-cycle.js'
 
 const JOB = 'retention'
 
@@ -79,7 +79,7 @@ export function retentionSteps(batchSize: number, partitionCleanupDays: number, 
 }
 
 /** Creates the retention loop. */
-export function retentionJob(options: MaintenanceJobOptions): MaintenanceJob {
+export function retentionJob(options: HousekeepingJobOptions): HousekeepingJob {
   const { config } = options
   const batchSize = checkSetting(JOB, 'retentionBatchSize', config.retentionBatchSize, 1)
   const cleanupDays = checkSetting(JOB, 'partitionCleanupDays', config.partitionCleanupDays, 0)
@@ -87,11 +87,11 @@ export function retentionJob(options: MaintenanceJobOptions): MaintenanceJob {
   const intervalMs = config.retentionIntervalMs
   const log = options.log.child({ component: `jobs.${JOB}` })
   const steps = retentionSteps(batchSize, cleanupDays, metricsDays)
-  return new MaintenanceJob(
+  return new HousekeepingJob(
     JOB,
     intervalMs,
     async (stopping) => {
-      await runMaintenanceCycle({
+      await runHousekeepingCycle({
         job: JOB,
         pool: options.pool,
         lockKey: RETENTION_LOCK_KEY,

@@ -1,22 +1,22 @@
 /**
  * The jobs part: the background work of a broker, started once the schema is ready and stopped at
  * shutdown: expired-lease reclaim, the observability loops (stats snapshot, per-minute metrics, rates
- * log) and the deleting maintenance jobs (retention, eviction).
+ * log) and the deleting housekeeping jobs (retention, eviction).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
-import type { BackgroundService } from '../../platform/jobs/background-loop.js'
+import type { BackgroundJob } from '../../platform/jobs/background-loop.js'
 import { leaseReclaimJob } from '../jobs/lease-reclaim-job.js'
-import { maintenanceJobs } from '../jobs/maintenance-jobs.js'
+import { housekeepingJobs } from '../jobs/housekeeping-jobs.js'
 
 async function jobsPart(app: FastifyInstance, { config, log }: { config: Pick<BrokerConfig, 'jobs'>; log: Logger }) {
   const services = app.broker
-  const jobs: BackgroundService[] = [
+  const jobs: BackgroundJob[] = [
     leaseReclaimJob(app.database.pool, services.waiters, services.events, config.jobs.leaseReclaimIntervalMs, log),
     ...services.observability.jobs,
-    ...maintenanceJobs({
+    ...housekeepingJobs({
       pool: app.database.pool,
       config: config.jobs,
       log,

@@ -9,11 +9,9 @@ import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
 import { spoolConfigLine } from '../config/effective-lines.js'
 import { Spool } from '../spool/spool.js'
+import { RECORD_OVERHEAD_BYTES } from '../spool/record-format.js'
 import { SpoolLockedError } from '../spool/spool-directory.js'
 import { BootError } from './boot-error.js'
-
-/** The spool record size bound beyond the body limit (docs/operations.md, "Spool record format"). */
-const RECORD_OVERHEAD_BYTES = 64 * 1024
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -11,6 +11,8 @@ import { crc32 } from 'node:zlib'
 export const SEGMENT_MAGIC = Buffer.from('QSPOOL01', 'ascii')
 /** Bytes before a record's JSON. */
 export const RECORD_HEADER_BYTES = 8
+/** A record may exceed QUEEN_MAX_BODY_BYTES by this much (its own fields around the payload). */
+export const RECORD_OVERHEAD_BYTES = 64 * 1024
 
 /** One spooled push item (docs/operations.md, "Spool record format"). */
 export interface SpoolRecord {

@@ -1,5 +1,5 @@
 /**
- * The one shape of every background service (docs/conventions.md, "Background services"): `runOnce()` on an interval
+ * The one shape of every background service (docs/conventions.md, "Background jobs"): `runOnce()` on an interval
  * with ±10 % jitter; an error is logged and the loop continues; `stop()` waits for the running cycle. A loop made with
  * `durationFactor` also waits that many times its last cycle's duration when that is longer than the interval, so a
  * cycle whose cost grows with the data never runs back to back with the next one.
@@ -13,7 +13,7 @@ import type { Logger } from 'pino'
 import { classifyPgError } from '../postgres/pg-errors.js'
 
 /** A background service. */
-export interface BackgroundService {
+export interface BackgroundJob {
   readonly name: string
   start(): void
   stop(): Promise<void>
@@ -33,7 +33,7 @@ export interface BackgroundLoopOptions {
 }
 
 /** Runs `work` every `intervalMs` (with jitter) until stopped. */
-export class BackgroundLoop implements BackgroundService {
+export class BackgroundLoop implements BackgroundJob {
   readonly name: string
   private readonly intervalMs: number
   private readonly work: (signal: AbortSignal) => Promise<void>

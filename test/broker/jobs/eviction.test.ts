@@ -8,16 +8,16 @@ import {
   ageMessages,
   cursors,
   history,
-  maintenanceFor,
+  housekeepingFor,
   storedNumbers,
   type Maintenance,
-} from './maintenance-support.js'
+} from './housekeeping-support.js'
 
 let broker: TestBroker
 let jobs: Maintenance
 beforeAll(async () => {
   broker = await startTestBroker({ label: 'eviction' })
-  jobs = maintenanceFor(broker)
+  jobs = housekeepingFor(broker)
 })
 afterAll(async () => {
   await jobs.close()

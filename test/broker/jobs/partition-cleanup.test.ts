@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { ack, configure, numbers, pop, push, pushMany, sleep } from '../../support/queen.js'
 import { databaseConnection } from '../../support/database.js'
-import { ageMessages, history, maintenanceFor, type Maintenance } from './maintenance-support.js'
+import { ageMessages, history, housekeepingFor, type Maintenance } from './housekeeping-support.js'
 
 let broker: TestBroker
 let jobs: Maintenance
 beforeAll(async () => {
   broker = await startTestBroker({ label: 'partition_cleanup' })
-  jobs = maintenanceFor(broker, { partitionCleanupDays: 0 })
+  jobs = housekeepingFor(broker, { partitionCleanupDays: 0 })
 })
 afterAll(async () => {
   await jobs.close()
@@ -83,7 +83,7 @@ describe('inactive partitions', () => {
   })
 
   it('waits PARTITION_CLEANUP_DAYS of inactivity', async () => {
-    const patient = maintenanceFor(broker, { partitionCleanupDays: 30 })
+    const patient = housekeepingFor(broker, { partitionCleanupDays: 30 })
     try {
       const queue = 'pc-days'
       await configure(broker, queue, { dedupWindowSeconds: 0 })

@@ -9,16 +9,16 @@ import {
   ageMessages,
   cursors,
   history,
-  maintenanceFor,
+  housekeepingFor,
   storedNumbers,
   type Maintenance,
-} from './maintenance-support.js'
+} from './housekeeping-support.js'
 
 let broker: TestBroker
 let jobs: Maintenance
 beforeAll(async () => {
   broker = await startTestBroker({ label: 'retention' })
-  jobs = maintenanceFor(broker)
+  jobs = housekeepingFor(broker)
 })
 afterAll(async () => {
   await jobs.close()
@@ -110,7 +110,7 @@ describe('expired retention', () => {
   })
 
   it('loops over batches until nothing is left', async () => {
-    const small = maintenanceFor(broker, { retentionBatchSize: 3 })
+    const small = housekeepingFor(broker, { retentionBatchSize: 3 })
     try {
       const queue = 'exp-batches'
       await configure(broker, queue, { retentionEnabled: true, retentionSeconds: 10 })
@@ -127,7 +127,7 @@ describe('expired retention', () => {
   })
 
   it('pages past leased heads with small batches', async () => {
-    const small = maintenanceFor(broker, { retentionBatchSize: 2 })
+    const small = housekeepingFor(broker, { retentionBatchSize: 2 })
     try {
       const queue = 'exp-paging'
       await configure(broker, queue, { retentionEnabled: true, retentionSeconds: 10, maxSize: 1000 })

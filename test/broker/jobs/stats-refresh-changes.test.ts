@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { ack, ackBatch, configure, pop, push, pushMany, sleep } from '../../support/queen.js'
-import { ageMessages, maintenanceFor, type Maintenance } from './maintenance-support.js'
+import { ageMessages, housekeepingFor, type Maintenance } from './housekeeping-support.js'
 
 let broker: TestBroker
 let jobs: Maintenance
 beforeAll(async () => {
   broker = await startTestBroker({ label: 'stats_refresh_changes' })
-  jobs = maintenanceFor(broker, { partitionCleanupDays: 0 })
+  jobs = housekeepingFor(broker, { partitionCleanupDays: 0 })
 })
 afterAll(async () => {
   await jobs.close()

@@ -1,4 +1,4 @@
-/** Dashboard tables (table-model.ts): widths, ellipsis, sorting, filtering, the window of visible rows. */
+/** TopScreen tables (table-model.ts): widths, ellipsis, sorting, filtering, the window of visible rows. */
 import { describe, expect, it } from 'vitest'
 import {
   columnWidths,

@@ -24,7 +24,7 @@ const FILES = {
   leaseLockRequired: 'lease-lock-required.sql',
   leaseReclaimExpired: 'lease-reclaim-expired.sql',
   leaseRelease: 'lease-release.sql',
-  maintenanceTryLock: 'maintenance-try-lock.sql',
+  housekeepingTryLock: 'housekeeping-try-lock.sql',
   messageAck: 'message-ack.sql',
   messageAckLeases: 'message-ack-leases.sql',
   messageDeadLetter: 'message-dead-letter.sql',

@@ -1,5 +1,5 @@
-// The per-cycle election of the maintenance jobs (docs/semantics.md, "Retention, eviction and cleanup",
-// docs/conventions.md, "Background services"): an advisory try-lock per batch transaction; a replica that does not get
+// The per-cycle election of the housekeeping jobs (docs/semantics.md, "Retention, eviction and cleanup",
+// docs/conventions.md, "Background jobs"): an advisory try-lock per batch transaction; a replica that does not get
 // it skips the cycle. Plus construction-time validation.
 import pg from 'pg'
 import pino from 'pino'
@@ -10,11 +10,11 @@ import { configure, pushMany, sleep } from '../../support/queen.js'
 import { cycleEvents } from '../../../src/platform/jobs/background-loop.js'
 import {
   EVICTION_LOCK_KEY,
-  MAINTENANCE_LOCK_NAMESPACE,
+  HOUSEKEEPING_LOCK_NAMESPACE,
   RETENTION_LOCK_KEY,
-} from '../../../src/broker/jobs/maintenance-cycle.js'
-import { maintenanceJobs } from '../../../src/broker/jobs/maintenance-jobs.js'
-import { ageMessages, DEFAULT_JOBS_CONFIG, maintenanceFor, storedNumbers } from './maintenance-support.js'
+} from '../../../src/broker/jobs/housekeeping-cycle.js'
+import { housekeepingJobs } from '../../../src/broker/jobs/housekeeping-jobs.js'
+import { ageMessages, DEFAULT_JOBS_CONFIG, housekeepingFor, storedNumbers } from './housekeeping-support.js'
 
 let broker: TestBroker
 beforeAll(async () => {
@@ -37,7 +37,7 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
 describe('advisory lock per cycle', () => {
   it('documents its keys as ASCII', () => {
     const ascii = (key: number) => Buffer.from(key.toString(16), 'hex').toString('latin1')
-    expect([MAINTENANCE_LOCK_NAMESPACE, RETENTION_LOCK_KEY, EVICTION_LOCK_KEY].map(ascii)).toEqual([
+    expect([HOUSEKEEPING_LOCK_NAMESPACE, RETENTION_LOCK_KEY, EVICTION_LOCK_KEY].map(ascii)).toEqual([
       'QUEN',
       'RETN',
       'EVCT',
@@ -45,7 +45,7 @@ describe('advisory lock per cycle', () => {
   })
 
   it('skips the cycle while another session holds the job lock, and runs once it is free', async () => {
-    const jobs = maintenanceFor(broker)
+    const jobs = housekeepingFor(broker)
     try {
       const queue = 'lock-held'
       await configure(broker, queue, { retentionEnabled: true, retentionSeconds: 10, maxWaitTimeSeconds: 3600 })
@@ -53,7 +53,7 @@ describe('advisory lock per cycle', () => {
       await ageMessages(broker, queue, 60)
       await withClient(async (client) => {
         await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [MAINTENANCE_LOCK_NAMESPACE, RETENTION_LOCK_KEY])
+        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [HOUSEKEEPING_LOCK_NAMESPACE, RETENTION_LOCK_KEY])
         await jobs.retention.runOnce()
         // The eviction job has its own key.
         await jobs.eviction.runOnce()
@@ -73,8 +73,8 @@ describe('advisory lock per cycle', () => {
   })
 
   it('two replicas (two pools) running the same cycle at once: one runs it, the other skips', async () => {
-    const first = maintenanceFor(broker)
-    const second = maintenanceFor(broker)
+    const first = housekeepingFor(broker)
+    const second = housekeepingFor(broker)
     try {
       const queue = 'lock-race'
       await configure(broker, queue, { maxWaitTimeSeconds: 5 })
@@ -97,7 +97,7 @@ describe('advisory lock per cycle', () => {
         for (let attempt = 0; ; attempt++) {
           const held = await blocker.query(
             `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2`,
-            [MAINTENANCE_LOCK_NAMESPACE, EVICTION_LOCK_KEY],
+            [HOUSEKEEPING_LOCK_NAMESPACE, EVICTION_LOCK_KEY],
           )
           if (held.rowCount) break
           expect(attempt).toBeLessThan(200)
@@ -119,7 +119,7 @@ describe('advisory lock per cycle', () => {
   })
 
   it('stop() ends a running cycle after its current batch', async () => {
-    const jobs = maintenanceFor(broker, { evictionIntervalMs: 5, evictionBatchSize: 1 })
+    const jobs = housekeepingFor(broker, { evictionIntervalMs: 5, evictionBatchSize: 1 })
     try {
       const queue = 'lock-stop'
       await configure(broker, queue, { maxWaitTimeSeconds: 5 })
@@ -142,7 +142,7 @@ describe('advisory lock per cycle', () => {
         for (let attempt = 0; ; attempt++) {
           const held = await blocker.query(
             `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2`,
-            [MAINTENANCE_LOCK_NAMESPACE, EVICTION_LOCK_KEY],
+            [HOUSEKEEPING_LOCK_NAMESPACE, EVICTION_LOCK_KEY],
           )
           if (held.rowCount) break
           expect(attempt).toBeLessThan(200)
@@ -162,7 +162,7 @@ describe('advisory lock per cycle', () => {
   })
 
   it('announces the end of every cycle on cycleEvents', async () => {
-    const jobs = maintenanceFor(broker)
+    const jobs = housekeepingFor(broker)
     const seen: string[] = []
     const listener = (name: string) => seen.push(name)
     cycleEvents.on('cycle', listener)
@@ -182,7 +182,7 @@ describe('construction', () => {
     const pool = {} as pg.Pool
     const log = pino({ level: 'silent' })
     const make = (config: Partial<typeof DEFAULT_JOBS_CONFIG>) =>
-      maintenanceJobs({ pool, log, config: { ...DEFAULT_JOBS_CONFIG, ...config } })
+      housekeepingJobs({ pool, log, config: { ...DEFAULT_JOBS_CONFIG, ...config } })
     expect(make({}).map((job) => job.name)).toEqual(['retention', 'eviction'])
     expect(make({ partitionCleanupDays: 0 })).toHaveLength(2)
     expect(() => make({ retentionBatchSize: 0 })).toThrow(/retentionBatchSize/)

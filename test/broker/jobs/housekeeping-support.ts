@@ -7,16 +7,16 @@ import pino from 'pino'
 import type { TestBroker } from '../../support/broker.js'
 import { databaseConnection } from '../../support/database.js'
 import { trackResource } from '../../support/resources.js'
-import type { BackgroundService } from '../../../src/platform/jobs/background-loop.js'
+import type { BackgroundJob } from '../../../src/platform/jobs/background-loop.js'
 import {
-  maintenanceJobs,
+  housekeepingJobs,
   type JobRun,
-  type MaintenanceJobOptions,
+  type HousekeepingJobOptions,
   type RetentionDeletion,
-} from '../../../src/broker/jobs/maintenance-jobs.js'
+} from '../../../src/broker/jobs/housekeeping-jobs.js'
 
 /** The production defaults of docs/configuration.md, "Background jobs and convergence". */
-export const DEFAULT_JOBS_CONFIG: MaintenanceJobOptions['config'] = {
+export const DEFAULT_JOBS_CONFIG: HousekeepingJobOptions['config'] = {
   retentionIntervalMs: 300_000,
   retentionBatchSize: 1000,
   partitionCleanupDays: 30,
@@ -27,8 +27,8 @@ export const DEFAULT_JOBS_CONFIG: MaintenanceJobOptions['config'] = {
 
 /** The two jobs and what they reported. */
 export interface Maintenance {
-  retention: BackgroundService
-  eviction: BackgroundService
+  retention: BackgroundJob
+  eviction: BackgroundJob
   deletions: RetentionDeletion[]
   runs: JobRun[]
   /** Messages deleted per kind since the last call (and forgets them). */
@@ -37,15 +37,18 @@ export interface Maintenance {
   close(): Promise<void>
 }
 
-/** Creates the maintenance jobs on their own pool to the broker's database (never started: tests call runOnce). */
-export function maintenanceFor(broker: TestBroker, config: Partial<MaintenanceJobOptions['config']> = {}): Maintenance {
+/** Creates the housekeeping jobs on their own pool to the broker's database (never started: tests call runOnce). */
+export function housekeepingFor(
+  broker: TestBroker,
+  config: Partial<HousekeepingJobOptions['config']> = {},
+): Maintenance {
   const pool = new pg.Pool({ ...databaseConnection(broker.database), max: 3 })
   pool.on('error', () => undefined)
   const deletions: RetentionDeletion[] = []
   const runs: JobRun[] = []
   const untrack = trackResource(`maintenance pool on ${broker.database}`)
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
-  const [retention, eviction] = maintenanceJobs({
+  const [retention, eviction] = housekeepingJobs({
     pool,
     config: { ...DEFAULT_JOBS_CONFIG, ...config },
     log,

@@ -1,7 +1,7 @@
 /**
- * What the deleting maintenance jobs (retention, eviction; docs/semantics.md, "Retention, eviction and cleanup") share:
- * the per-cycle election by a PostgreSQL advisory try-lock, batches in their own transactions, the time budget (half
- * the interval), and the reports for metrics (`queen_job_runs_total`, `queen_retention_deleted_total`,
+ * What the deleting housekeeping jobs (retention, eviction; docs/semantics.md, "Retention, eviction and cleanup")
+ * share: the per-cycle election by a PostgreSQL advisory try-lock, batches in their own transactions, the time budget
+ * (half the interval), and the reports for metrics (`queen_job_runs_total`, `queen_retention_deleted_total`,
  * docs/operations.md, "Prometheus series"). The SQL is schema 010's.
  */
 import type pg from 'pg'
@@ -11,14 +11,14 @@ import { classifyPgError } from '../../platform/postgres/pg-errors.js'
 import { inTransaction } from '../../platform/postgres/pool.js'
 import { runQuery } from '../db/run-query.js'
 import { retryOnConflict } from '../../platform/postgres/retry.js'
-import { BackgroundLoop, type BackgroundService } from '../../platform/jobs/background-loop.js'
+import { BackgroundLoop, type BackgroundJob } from '../../platform/jobs/background-loop.js'
 
 /**
  * Advisory-lock keys, two-key form `(namespace, job)`: each is four ASCII letters read as a big-endian
  * 32-bit integer, so a DBA recognises them in `pg_locks` (classid = namespace, objid = job). The stats
  * refresh uses ("QUEN", "STAT") in schema 009.
  */
-export const MAINTENANCE_LOCK_NAMESPACE = 0x5155454e // "QUEN" = 1364542798
+export const HOUSEKEEPING_LOCK_NAMESPACE = 0x5155454e // "QUEN" = 1364542798
 /** The retention cycle: expired and completed retention, purges, cursor repair, partition cleanup. */
 export const RETENTION_LOCK_KEY = 0x5245544e // "RETN" = 1380275278
 /** The eviction cycle (maxWaitTimeSeconds). */
@@ -47,8 +47,8 @@ export interface JobRun {
   durationMs: number
 }
 
-/** What the maintenance jobs need. */
-export interface MaintenanceJobOptions {
+/** What the housekeeping jobs need. */
+export interface HousekeepingJobOptions {
   pool: pg.Pool
   /** `config.jobs` (only the fields below are read). */
   config: Pick<
@@ -102,13 +102,16 @@ export async function withJobLock<T>(
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<Locked<T>> {
   return inTransaction(pool, async (client): Promise<Locked<T>> => {
-    const [row] = await runQuery<{ acquired: boolean }>(client, 'maintenanceTryLock', [MAINTENANCE_LOCK_NAMESPACE, key])
+    const [row] = await runQuery<{ acquired: boolean }>(client, 'housekeepingTryLock', [
+      HOUSEKEEPING_LOCK_NAMESPACE,
+      key,
+    ])
     if (!row?.acquired) return { acquired: false }
     return { acquired: true, value: await work(client) }
   })
 }
 
-/** Checks a batch size or day count at construction time (docs/conventions.md, "Background services"). */
+/** Checks a batch size or day count at construction time (docs/conventions.md, "Background jobs"). */
 export function checkSetting(job: string, name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new Error(`${job}: ${name} must be an integer >= ${min}`)
   return value
@@ -146,10 +149,10 @@ export function deleteBatchResult(kind: RetentionKind, rows: DeleteRow[]): StepR
 }
 
 /**
- * A maintenance job as a background service: the loop of background-loop.ts, plus a stop that ends the
+ * A housekeeping job as a background service: the loop of background-loop.ts, plus a stop that ends the
  * running cycle after its current batch instead of waiting up to half an interval for it.
  */
-export class MaintenanceJob implements BackgroundService {
+export class HousekeepingJob implements BackgroundJob {
   readonly name: string
   private readonly loop: BackgroundLoop
   private stopping = false
@@ -183,7 +186,7 @@ export class MaintenanceJob implements BackgroundService {
  * lock, another replica runs this cycle and this one skips it. A step that fails is logged and the next
  * one runs, except when PostgreSQL is unreachable: then the cycle ends and the error goes to the loop.
  */
-export async function runMaintenanceCycle(args: {
+export async function runHousekeepingCycle(args: {
   job: string
   pool: pg.Pool
   lockKey: number

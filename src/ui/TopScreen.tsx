@@ -25,7 +25,7 @@ export const MIN_SIZE: TerminalSize = { columns: 40, rows: 12 }
 /** Lines around the pane: header, tabs, status bar, key bar. */
 const CHROME_LINES = 4
 
-export interface DashboardProps {
+export interface TopScreenProps {
   data: TopData
   view: ViewState
   /** The table on screen (null on the Overview). */
@@ -108,7 +108,7 @@ function PaneBody({
   now,
   width,
   height,
-}: Omit<DashboardProps, 'server' | 'size'> & {
+}: Omit<TopScreenProps, 'server' | 'size'> & {
   width: number
   height: number
 }) {
@@ -136,7 +136,7 @@ function PaneBody({
   }
 }
 
-export function Dashboard({ data, view, table, server, size, now }: DashboardProps) {
+export function TopScreen({ data, view, table, server, size, now }: TopScreenProps) {
   if (size.columns < MIN_SIZE.columns || size.rows < MIN_SIZE.rows) {
     return (
       <Line
