@@ -1,7 +1,7 @@
 /**
- * The one seam between the scenarios and the systems they drive (perf.md 4.1): our broker over HTTP, the
- * raw-SQL ceiling, pg-boss and RabbitMQ each implement {@link Adapter}. Scenarios only push batches into
- * one partition, pop/ack through consumers, and read back what was stored.
+ * The one seam between the scenarios and the systems they drive (docs/performance.md, "Principles of the bench"): our
+ * broker over HTTP, the raw-SQL ceiling, pg-boss and RabbitMQ each implement {@link Adapter}. Scenarios only push
+ * batches into one partition, pop/ack through consumers, and read back what was stored.
  */
 
 /** Adapter names, as given to `--adapters`. */
@@ -16,7 +16,10 @@ export type ScenarioId = (typeof SCENARIO_IDS)[number] | 'soak' | 'scale-drain' 
 /** What an adapter is in the report: the system under test, the no-broker ceiling, or a peer. */
 export type AdapterRole = 'subject' | 'ceiling' | 'peer'
 
-/** The 200-byte message body of perf.md 4.2. `t` is the producer's send time (`performance.now()`, ms). */
+/**
+ * The 200-byte message body of docs/performance.md, "Scenarios". `t` is the producer's send time (`performance.now()`,
+ * ms).
+ */
 export interface BenchPayload {
   producer: number
   seq: number

@@ -1,7 +1,7 @@
 /**
  * Our broker as a child process (`node bin/run.js serve`), so its pid, RSS and CPU can be read from /proc
- * (perf.md 4.6). It runs the compiled dist/; the build is refreshed first when dist/ is missing or older
- * than src/.
+ * (docs/performance.md, "Running the bench"). It runs the compiled dist/; the build is refreshed first when dist/ is
+ * missing or older than src/.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'

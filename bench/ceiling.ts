@@ -1,13 +1,14 @@
 /**
  * The ceiling: the same work done with `pg` directly on the same PostgreSQL, no HTTP and no broker
- * (perf.md 2.2 and 2.5). Tables in the shape of the cursor model (an append-only log and one cursor/lease
- * row per partition and group) in schema `bench_ceiling`; batched insert of 100 via `unnest`; pop = take
- * the lease only when a newer row exists (empty polls stay read-only) and read the next 100; ack = advance
- * the cursor and clear the lease.
+ * (docs/performance.md, "The raw-SQL ceiling"). Tables in the shape of the cursor model (an append-only log and one
+ * cursor/lease row per partition and group) in schema `bench_ceiling`; batched insert of 100 via `unnest`; pop = take
+ * the lease only when a newer row exists (empty polls stay read-only) and read the next 100; ack = advance the cursor
+ * and clear the lease.
  *
  * The cursor is the row id alone, and pushes to one partition are serialised here (one writer per
- * partition): ids then commit in order within a partition, which avoids both traps of perf.md 2.6 (a
- * `timestamptz` cursor truncated to ms by node-pg; concurrent writers committing out of key order).
+ * partition): ids then commit in order within a partition, which avoids both traps of docs/performance.md, "Traps of
+ * PostgreSQL queues" (a `timestamptz` cursor truncated to ms by node-pg; concurrent writers committing out of key
+ * order).
  */
 import pg from 'pg'
 import {
@@ -237,7 +238,8 @@ export class CeilingAdapter implements Adapter {
 
   /** Recreates schema `bench_ceiling` and opens a pool large enough for every scenario's clients. */
   static async start(connection: PgConnection): Promise<CeilingAdapter> {
-    // Custom plans: a statement first planned against an empty table must not keep a generic plan (perf.md 2.6).
+    // Custom plans: a statement first planned against an empty table must not keep a generic plan (docs/performance.md,
+    // "Traps of PostgreSQL queues").
     const pool = new pg.Pool({ ...connection, max: 48, options: '-c plan_cache_mode=force_custom_plan' })
     await pool.query(SCHEMA_SQL)
     return new CeilingAdapter(pool)

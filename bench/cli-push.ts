@@ -1,9 +1,9 @@
 /**
- * The `cli-push` scenario: the rate of `queenctl push` itself (cli.md 9.8), the way an operator loads a
- * file. The scenario's messages are written (before the measurement) to an NDJSON file of `--wrapped` lines (each with its
- * partition and a transaction id the ledger can check), then `node bin/run.js push --file` sends it to
- * our broker with `--batch` = the scenario's push batch. The rate is messages over the CLI's wall time,
- * start-up included; the CLI's CPU counts as load generator, and its peak RSS is reported.
+ * The `cli-push` scenario: the rate of `queenctl push` itself (docs/cli.md, "Data-plane commands"), the way an operator
+ * loads a file. The scenario's messages are written (before the measurement) to an NDJSON file of `--wrapped` lines
+ * (each with its partition and a transaction id the ledger can check), then `node bin/run.js push --file` sends it to
+ * our broker with `--batch` = the scenario's push batch. The rate is messages over the CLI's wall time, start-up
+ * included; the CLI's CPU counts as load generator, and its peak RSS is reported.
  */
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'

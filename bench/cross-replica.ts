@@ -1,5 +1,5 @@
 /**
- * The `--cross-replica` run (issue 20, operations.md 11): three broker processes on the benchmark's
+ * The `--cross-replica` run (issue 20, docs/operations.md, "The mesh"): three broker processes on the benchmark's
  * PostgreSQL; a long-poll parks on B, a push lands on A, and the time from the push's start to B's answer
  * is measured, once with the mesh and once with PostgreSQL notifications only (QUEEN_SYNC_ENABLED=false).
  * The brokers' re-check timer is set to 10 s, so an answer comes from a wake, not from the timer.

@@ -1,8 +1,8 @@
 /**
- * Per-message accounting of one scenario run (perf.md 4.3, "correctness every run"): every message the
- * system accepted and every delivery to every consumer group, by (producer, seq), so lost and duplicated
- * messages are counted by id rather than by reconciling totals. A run with lost > 0 or duplicates > 0
- * fails the benchmark whatever its speed.
+ * Per-message accounting of one scenario run (docs/performance.md, "What every run measures": correctness in every
+ * run): every message the system accepted and every delivery to every consumer group, by (producer, seq), so lost and
+ * duplicated messages are counted by id rather than by reconciling totals. A run with lost > 0 or duplicates > 0 fails
+ * the benchmark whatever its speed.
  *
  * Memory: one byte per message and group (producers number their messages densely from 0), so a run of
  * millions of messages costs megabytes, not the hundreds a Set of id strings would.

@@ -1,7 +1,8 @@
 /**
- * The load generator: a keep-alive HTTP client (undici, as perf.md 4.1 proposes), closed-loop clients that each
- * keep one request in flight, and an open-loop producer that sends at a fixed rate whether or not earlier
- * requests have returned (perf.md 4.1: open loop for latency, closed loop for capacity).
+ * The load generator: a keep-alive HTTP client (undici, as docs/performance.md, "Principles of the bench" proposes),
+ * closed-loop clients that each keep one request in flight, and an open-loop producer that sends at a fixed rate
+ * whether or not earlier requests have returned (docs/performance.md, "Principles of the bench": open loop for latency,
+ * closed loop for capacity).
  *
  * Why undici rather than node:http: on 2 cores the load generator's CPU is taken from the broker and
  * PostgreSQL. Against a trivial fastify server, 32 clients sending small pushes, undici used 59-72 µs of CPU

@@ -1,7 +1,7 @@
 /**
  * What the benchmark reads from the machine: CPU seconds and RSS of processes from /proc, machine-wide busy
- * and steal time from /proc/stat, and latency percentiles (perf.md 4.3). Linux only; on other systems the
- * readers return undefined and the report shows "n/a".
+ * and steal time from /proc/stat, and latency percentiles (docs/performance.md, "What every run measures"). Linux only;
+ * on other systems the readers return undefined and the report shows "n/a".
  */
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -216,7 +216,10 @@ export function cpuBetween(start: CpuSnapshot, end: CpuSnapshot): CpuUsage {
   return { seconds, broker, pg, bench, machineBusy, stealCores, otherCores, busyCores }
 }
 
-/** Waits (bounded) until processes other than ours use less than `maxCores`, as perf.md 4.1 asks. */
+/**
+ * Waits (bounded) until processes other than ours use less than `maxCores`, as docs/performance.md, "Principles of the
+ * bench" asks.
+ */
 export async function waitForQuietMachine(
   watched: WatchedProcesses,
   options: { maxCores: number; timeoutMs: number },

@@ -1,6 +1,6 @@
 /**
- * Our broker over HTTP (http-api.md sections 4-5): push batches to `POST /api/v1/push`, long-poll
- * `GET /api/v1/pop/queue/:queue`, ack with `POST /api/v1/ack/batch`. The broker is a child process
+ * Our broker over HTTP (docs/http-api.md, "Shared objects" and "Data plane"): push batches to `POST /api/v1/push`,
+ * long-poll `GET /api/v1/pop/queue/:queue`, ack with `POST /api/v1/ack/batch`. The broker is a child process
  * (broker-process.ts) so its CPU and RSS are its own.
  */
 import {

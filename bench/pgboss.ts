@@ -1,5 +1,5 @@
 /**
- * The peer on the same PostgreSQL: pg-boss 10 (the version Node 20 installs; perf.md 3.1) in schema
+ * The peer on the same PostgreSQL: pg-boss 10 (the version Node 20 installs; docs/performance.md, "pg-boss") in schema
  * `pgboss`, maintenance and scheduling off so they do not run inside the measurement windows. One message
  * per call is `send()`, a batch is one `insert()`; consumers `fetch()` up to 100 and `complete()` them,
  * polling every 2 ms when idle (pg-boss has no long poll). Fan-out is one pg-boss queue per consumer group,

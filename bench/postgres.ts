@@ -1,6 +1,7 @@
 /**
- * The PostgreSQL every system of the run shares (perf.md 4.1: same PG, same settings): a private embedded
- * cluster in /tmp with the durable settings of perf.md 2.1, or the server named by PG_HOST.
+ * The PostgreSQL every system of the run shares (docs/performance.md, "Principles of the bench": same PG, same
+ * settings): a private embedded cluster in /tmp with the durable settings of docs/performance.md, "The bench machine",
+ * or the server named by PG_HOST.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { totalmem } from 'node:os'
@@ -29,9 +30,9 @@ export interface BenchPostgres {
   /** The settings the report prints, as the server reports them. */
   settings: Record<string, string>
   /**
-   * Lets the server settle before a measurement (perf.md 4.1): waits (up to a minute) for running
-   * autovacuum workers, vacuums and analyzes what the last scenario left, and flushes dirty pages, so none of
-   * that lands inside the next window. Resolves with the ms it took.
+   * Lets the server settle before a measurement (docs/performance.md, "Principles of the bench"): waits (up to a
+   * minute) for running autovacuum workers, vacuums and analyzes what the last scenario left, and flushes dirty pages,
+   * so none of that lands inside the next window. Resolves with the ms it took.
    */
   settle(): Promise<number>
   stop(): Promise<void>
@@ -52,9 +53,12 @@ const REPORTED_SETTINGS = [
   'work_mem',
 ]
 
-/** perf.md 2.1's settings: durable (fsync, synchronous_commit, full_page_writes on) and sized for this box. */
+/**
+ * docs/performance.md, "The bench machine"'s settings: durable (fsync, synchronous_commit, full_page_writes on) and
+ * sized for this box.
+ */
 function durableSettings(): Record<string, string> {
-  // 2 GB as measured in perf.md on 24 GiB; never more than an eighth of the machine.
+  // 2 GB as measured in docs/performance.md on 24 GiB; never more than an eighth of the machine.
   const sharedBuffersMb = Math.min(2048, Math.floor(totalmem() / 8 / 1024 / 1024))
   return {
     shared_buffers: `${sharedBuffersMb}MB`,
@@ -104,9 +108,9 @@ const VACUUM_THRESHOLD_ROWS = 1000
 
 /**
  * Does now the vacuum and analyze that autovacuum would start a few seconds into the next window, then
- * checkpoints (perf.md 4.1: fresh state and a checkpoint before each run). Observed without it: an
- * autovacuum of pg-boss's fan-out tables running inside ours' e2e window right after. Every table of every
- * system gets the same treatment; it takes 1-2 s between runs.
+ * checkpoints (docs/performance.md, "Principles of the bench": fresh state and a checkpoint before each run). Observed
+ * without it: an autovacuum of pg-boss's fan-out tables running inside ours' e2e window right after. Every table of
+ * every system gets the same treatment; it takes 1-2 s between runs.
  */
 async function settle(connection: PgConnection): Promise<number> {
   const client = new pg.Client(connection)

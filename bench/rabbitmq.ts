@@ -1,10 +1,9 @@
 /**
- * The second peer, optional (perf.md 3.2): RabbitMQ with one durable classic queue per consumer group,
- * persistent messages and publisher confirms, driven by amqplib. It runs only when a server is at hand —
- * `RABBITMQ_URL`, or a `rabbitmq-server` on PATH that the benchmark starts privately on 127.0.0.1 (Debian:
- * `apt-get install rabbitmq-server`). Otherwise it is skipped with the reason in the report. amqplib (a
- * devDependency) is loaded only then; its types are not installed, so the part of its API used is declared
- * here.
+ * The second peer, optional (docs/performance.md, "RabbitMQ"): RabbitMQ with one durable classic queue per consumer
+ * group, persistent messages and publisher confirms, driven by amqplib. It runs only when a server is at hand —
+ * `RABBITMQ_URL`, or a `rabbitmq-server` on PATH that the benchmark starts privately on 127.0.0.1 (Debian: `apt-get
+ * install rabbitmq-server`). Otherwise it is skipped with the reason in the report. amqplib (a devDependency) is loaded
+ * only then; its types are not installed, so the part of its API used is declared here.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'

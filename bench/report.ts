@@ -1,6 +1,6 @@
 /**
- * The report of one `npm run bench` (perf.md 4.4): the environment (date, cores, RAM, Node, PostgreSQL
- * version and settings, git SHA), one row per scenario and system with median (min-max), the ratios
+ * The report of one `npm run bench` (docs/performance.md, "The report"): the environment (date, cores, RAM, Node,
+ * PostgreSQL version and settings, git SHA), one row per scenario and system with median (min-max), the ratios
  * ours/ceiling and ours/peer, and the targets as pass/fail. Written as report.md and results.json under
  * bench/results/<timestamp>/ (ignored by git), and printed.
  */
@@ -172,7 +172,7 @@ export function renderMarkdown(report: BenchReport): string {
   }
   lines.push(
     '',
-    '## Targets (perf.md section 5)',
+    '## Targets (docs/performance.md, "Targets")',
     '',
     `"busy cores at the target": the cores the broker, PostgreSQL and the load generator would use together at the`,
     `required rate with this run's CPU per message (the median over runs). Near or above ${env.cores}, the machine's count,`,

@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: one run on one machine (perf.md 4 and 5). Starts a private PostgreSQL (or uses PG_HOST),
- * our broker as a child process, the raw-SQL ceiling and pg-boss on the same database, RabbitMQ when it is
- * installed; runs every scenario on every system that can run it, interleaved; checks lost/duplicated
- * messages in every run; writes bench/results/<timestamp>/{report.md,results.json} and prints the report.
+ * `npm run bench`: one run on one machine (docs/performance.md, "The benchmark" and "Targets"). Starts a private
+ * PostgreSQL (or uses PG_HOST), our broker as a child process, the raw-SQL ceiling and pg-boss on the same database,
+ * RabbitMQ when it is installed; runs every scenario on every system that can run it, interleaved; checks
+ * lost/duplicated messages in every run; writes bench/results/<timestamp>/{report.md,results.json} and prints the
+ * report.
  *
  *   npm run bench -- --quick                      smoke run, under 2 minutes
  *   npm run bench -- --runs 3                     everything 3 times, medians (min-max)

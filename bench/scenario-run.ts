@@ -1,7 +1,7 @@
 /**
  * Runs one scenario on one adapter and measures it: throughput in the window, request and end-to-end
  * latency, CPU of the broker, PostgreSQL and the load generator per 100k messages, broker RSS, and the
- * ledger's lost/duplicate counts (every run, perf.md 4.3).
+ * ledger's lost/duplicate counts (every run, docs/performance.md, "What every run measures").
  */
 import { randomBytes } from 'node:crypto'
 import { makeMessage, type Adapter, type AdapterName, type AdapterRole, type BenchQueue } from './adapter.js'

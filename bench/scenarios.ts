@@ -1,6 +1,6 @@
 /**
- * The scenarios of the issue (sized for this 2-core box, perf.md 4.2 and 5): what each produces and
- * consumes. The runner (scenario-run.ts) turns a spec into a measurement for one adapter.
+ * The scenarios of the issue (sized for this 2-core box, docs/performance.md, "Scenarios" and "Targets"): what each
+ * produces and consumes. The runner (scenario-run.ts) turns a spec into a measurement for one adapter.
  */
 import type { ScenarioId } from './adapter.js'
 

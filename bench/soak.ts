@@ -1,8 +1,8 @@
 /**
- * The RSS soak (`--soak`, perf.md 5: "broker RSS flat over a 10-minute soak"): our broker at a steady
- * rate with long-poll consumers for N minutes, its RSS sampled every 10 s. "Flat" means the median RSS of
- * the last tenth of the soak is at most 1.1x the median of the tenth after the first (the first tenth is
- * warm-up: caches, JIT, pools filling).
+ * The RSS soak (`--soak`, docs/performance.md, "Targets": "broker RSS flat over a 10-minute soak"): our broker at a
+ * steady rate with long-poll consumers for N minutes, its RSS sampled every 10 s. "Flat" means the median RSS of the
+ * last tenth of the soak is at most 1.1x the median of the tenth after the first (the first tenth is warm-up: caches,
+ * JIT, pools filling).
  */
 import type { Adapter } from './adapter.js'
 import { median, treeRssBytes } from './measure.js'

@@ -1,5 +1,5 @@
 /**
- * Aggregation over runs (median, min-max) and the committed targets of perf.md section 5, each checked
+ * Aggregation over runs (median, min-max) and the committed targets of docs/performance.md, "Targets", each checked
  * and reported as pass/fail. Correctness (no lost, no duplicated message in any scenario) is a target
  * like the others but also decides the exit code.
  */
@@ -57,10 +57,10 @@ export interface TargetCheck {
   coresAtTarget?: number
 }
 
-/** The reference broker's fan-out figure on this machine (perf.md 5): 4 groups x 2 consumers. */
+/** The reference broker's fan-out figure on this machine (docs/performance.md, "Targets"): 4 groups x 2 consumers. */
 export const REFERENCE_FANOUT_DELIVERIES = 14_783
 const RSS_LIMIT_MB = 150
-/** perf.md 5: single-message pushes from 32 clients, messages/s. */
+/** docs/performance.md, "Targets": single-message pushes from 32 clients, messages/s. */
 const PUSH_ONE_RATE = 8000
 
 function stat(values: (number | undefined)[]): Stat {

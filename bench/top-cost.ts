@@ -8,7 +8,7 @@
  * acked), then runs the built `node bin/run.js top` in a detached 80x24 tmux session and reads its CPU
  * time (/proc/<pid>/stat) and peak RSS (VmHWM of /proc/<pid>/status) over `--seconds` on the Overview,
  * then as long again on the Queues pane (which polls the 1,000-row queue list). Prints the figures and a
- * text capture of both panes, for README.md's "queenctl top" section. Needs tmux.
+ * text capture of both panes, for docs/cli.md, "The top dashboard". Needs tmux.
  */
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'

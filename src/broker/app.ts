@@ -125,7 +125,7 @@ export function createBrokerApp(
 
 const MAX_PARAM_LENGTH = 4096
 
-/** A path the router cannot take apart, answered in the broker's error shape (http-api.md 2.5). */
+/** A path the router cannot take apart, answered in the broker's error shape (docs/http-api.md, "Error shapes"). */
 function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('X-Request-Id', request.id)
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -155,17 +155,18 @@ function httpPart(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
-  // JWT (operations.md 9): 401/403 before anything reads the request; sets request.identity.
+  // JWT (docs/operations.md, "Authentication"): 401/403 before anything reads the request; sets request.identity.
   app.addHook('onRequest', authenticate)
-  // Query text that is not valid percent-encoding is a 400 naming the parameter (http-api.md 2.2).
+  // Query text that is not valid percent-encoding is a 400 naming the parameter (docs/http-api.md, "Query and path
+  // parameters").
   app.addHook('onRequest', (request) => {
     const parameter = badlyEncodedParameter(request.url)
     if (parameter === undefined) return Promise.resolve()
     return Promise.reject(validationError(`${parameter}: not valid percent-encoded UTF-8`))
   })
-  // Tenancy (operations.md 14.1): tenant routes need the header, operator-only routes refuse it.
+  // Tenancy (docs/operations.md, "Tenancy"): tenant routes need the header, operator-only routes refuse it.
   app.addHook('onRequest', tenancyGate)
-  // While draining, every answer closes its connection so the listener can finish (operations.md 5.1).
+  // While draining, every answer closes its connection so the listener can finish (docs/operations.md, "Shutdown").
   app.addHook('onSend', async (_request, reply) => {
     if (services.state.phase === 'draining') void reply.header('Connection', 'close')
   })

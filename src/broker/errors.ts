@@ -1,7 +1,7 @@
 /**
- * The broker's error catalogue (style.md 3.4): each error has a stable code, a message and an HTTP status.
- * Handlers throw these; one error handler renders `{"error", "code"}` with the status on control routes,
- * and data-plane routes render their "200 with the error in the body" shapes explicitly.
+ * The broker's error catalogue (docs/conventions.md, "Errors"): each error has a stable code, a message and an HTTP
+ * status. Handlers throw these; one error handler renders `{"error", "code"}` with the status on control routes, and
+ * data-plane routes render their "200 with the error in the body" shapes explicitly.
  */
 
 /** Stable error codes exposed in the `code` field of error answers. */

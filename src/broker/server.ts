@@ -1,5 +1,5 @@
 /**
- * `queenctl serve`'s broker (operations.md sections 3 and 5): refuses settings it cannot honour, builds the
+ * `queenctl serve`'s broker (docs/operations.md, "Boot" and "Shutdown"): refuses settings it cannot honour, builds the
  * broker (broker.ts), listens, and drains on shutdown; and what `serve` does once its configuration is
  * resolved, shared by the oclif command (src/commands/serve.ts) and bin/run.js's flag-less start.
  */

@@ -147,7 +147,8 @@ export function createServices(
     maintenance,
     encryption,
   })
-  // Transactions and stream sink pushes never overtake push-maintenance or the spool (semantics.md 7).
+  // Transactions and stream sink pushes never overtake push-maintenance or the spool (docs/semantics.md,
+  // "Transactions").
   const guards = {
     pushMaintenance: () => maintenance.push,
     partitionHasSpooled: (tenant: string, queue: string, partition: string) =>

@@ -1,8 +1,8 @@
 /**
- * Acknowledgements as `queenctl ack` and `tail --ack` send them (cli.md 9.8, http-api.md 5.4 and 5.5):
- * one ack, a list of popped rows, or `ack --batch` lines (the `pop`/`tail` NDJSON shape) streamed in
- * requests of 1,000. Acks are never retried (cli.md 3.3): a retry of an ack that took effect could fail a
- * message twice.
+ * Acknowledgements as `queenctl ack` and `tail --ack` send them (docs/cli.md, "Data-plane commands", docs/http-api.md,
+ * "Ack" and "Ack batch"): one ack, a list of popped rows, or `ack --batch` lines (the `pop`/`tail` NDJSON shape)
+ * streamed in requests of 1,000. Acks are never retried (docs/cli.md, "HTTP behaviour"): a retry of an ack that took
+ * effect could fail a message twice.
  */
 import { EXIT, UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'
@@ -28,7 +28,7 @@ export interface AckItem {
   error?: string
 }
 
-/** One ack result item (http-api.md 4.4). */
+/** One ack result item (docs/http-api.md, "Ack result"). */
 export interface AckResultItem {
   index?: number
   transactionId?: string

@@ -1,8 +1,8 @@
 /**
- * `queenctl analytics` (cli.md section 8): the broker's time series (http-api.md section 9) as tables.
- * The window flags are shared (times as cli.md section 7, sent as RFC 3339); each route gets its row type
- * and columns here so the commands stay thin. Series come from the per-minute metrics every replica
- * writes, so a fresh broker answers empty series until its first minute is recorded.
+ * `queenctl analytics` (docs/cli.md, "Command reference"): the broker's time series (docs/http-api.md, "Status and
+ * analytics") as tables. The window flags are shared (times as docs/cli.md, "Times and seek targets", sent as RFC
+ * 3339); each route gets its row type and columns here so the commands stay thin. Series come from the per-minute
+ * metrics every replica writes, so a fresh broker answers empty series until its first minute is recorded.
  */
 import { Flags } from '@oclif/core'
 import { formatBytes, formatDuration } from './format.js'
@@ -25,7 +25,7 @@ export const intervalFlag = Flags.string({
 /** --queue of the per-queue series. */
 export const queueFilterFlag = Flags.string({ description: 'only this queue' })
 
-/** The window's query parameters, times parsed as cli.md section 7. */
+/** The window's query parameters, times parsed as docs/cli.md, "Times and seek targets". */
 export function windowQuery(flags: { from?: string; to?: string }): Record<string, string | undefined> {
   return {
     from: flags.from === undefined ? undefined : parseTime(flags.from, { flag: '--from' }),

@@ -1,6 +1,6 @@
 /**
- * The documents of `queenctl apply -f` (cli.md section 8): YAML or JSON, several YAML documents allowed,
- * of kind Queue (the option set, merged like queue configure) and ConsumerGroup (a seek or a subscription
+ * The documents of `queenctl apply -f` (docs/cli.md, "Command reference"): YAML or JSON, several YAML documents
+ * allowed, of kind Queue (the option set, merged like queue configure) and ConsumerGroup (a seek or a subscription
  * rewrite). Every document is checked before anything is sent; errors name the document and the field.
  */
 import { parseAllDocuments } from 'yaml'

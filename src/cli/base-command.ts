@@ -1,6 +1,6 @@
 /**
  * The base of every queenctl command: shared flags, and errors printed by the one renderer
- * (failure-output.ts), then exiting with the error's code (cli.md sections 4 and 5).
+ * (failure-output.ts), then exiting with the error's code (docs/cli.md, "Output formats" and "Exit codes").
  */
 import { Command, Errors, Flags } from '@oclif/core'
 import { printFailure, type CommandError } from './failure-output.js'

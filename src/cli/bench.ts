@@ -1,8 +1,8 @@
 /**
- * `bench` (cli.md section 8): a quick smoke load against a broker from this one client — push N messages
- * into a fresh queue in batches, pop them back in batches, ack each batch — and the rate of each phase.
- * Requests are sequential, so the figures say "this broker answers, at roughly this speed, from here";
- * the real benchmark, with concurrency and percentiles, is `npm run bench` (perf.md).
+ * `bench` (docs/cli.md, "Command reference"): a quick smoke load against a broker from this one client — push N
+ * messages into a fresh queue in batches, pop them back in batches, ack each batch — and the rate of each phase.
+ * Requests are sequential, so the figures say "this broker answers, at roughly this speed, from here"; the real
+ * benchmark, with concurrency and percentiles, is `npm run bench` (docs/performance.md).
  */
 import { randomBytes } from 'node:crypto'
 import { ackItems, type AckOutcome } from './ack.js'

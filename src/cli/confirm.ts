@@ -1,5 +1,5 @@
 /**
- * The `--yes` rule of destructive verbs (cli.md section 6): with `--yes` go ahead; on a terminal ask on
+ * The `--yes` rule of destructive verbs (docs/cli.md, "Destructive verbs"): with `--yes` go ahead; on a terminal ask on
  * stderr; without a terminal refuse with exit 1 and a message naming `--yes`.
  */
 import { createInterface } from 'node:readline/promises'
@@ -38,7 +38,7 @@ export async function confirmAction(options: ConfirmOptions): Promise<void> {
 }
 
 /**
- * The confirmation of a delete (cli.md section 6): like confirmAction, but on a terminal the user types
+ * The confirmation of a delete (docs/cli.md, "Destructive verbs"): like confirmAction, but on a terminal the user types
  * the resource's name instead of y.
  */
 export async function confirmByName(options: ConfirmOptions & { name: string }): Promise<void> {

@@ -1,4 +1,7 @@
-/** Shapes and columns of the consumer-group routes (http-api.md section 8) shared by cg, lag, replay and partition seek. */
+/**
+ * Shapes and columns of the consumer-group routes (docs/http-api.md, "Consumer groups") shared by cg, lag, replay and
+ * partition seek.
+ */
 import { confirmAction } from './confirm.js'
 import type { Column, Output } from './output.js'
 import type { HttpClient } from './http-client.js'

@@ -1,8 +1,8 @@
 /**
- * Changes to the contexts file (cli.md 3.1): set, use and delete a context. The file is edited as a YAML
- * document, so keys we do not know (at the top and inside contexts), their order and the comments survive
- * and a file shared with the Go CLI stays readable by it. Writes are atomic (a temporary file in the same
- * directory, then rename), the file is 0600 and a directory we create is 0700.
+ * Changes to the contexts file (docs/cli.md, "The contexts file"): set, use and delete a context. The file is edited as
+ * a YAML document, so keys we do not know (at the top and inside contexts), their order and the comments survive and a
+ * file shared with the Go CLI stays readable by it. Writes are atomic (a temporary file in the same directory, then
+ * rename), the file is 0600 and a directory we create is 0700.
  */
 import { randomBytes } from 'node:crypto'
 import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises'

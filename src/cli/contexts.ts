@@ -1,7 +1,7 @@
 /**
- * The contexts file (cli.md 3.1), compatible with the Go CLI's `~/.queen/config.yaml`, and the
- * resolution of server, token, tenant and TLS settings (cli.md 3.2). Unknown keys are kept in the parsed
- * types; contexts-writer.ts edits the file as a YAML document so they survive a write.
+ * The contexts file (docs/cli.md, "The contexts file"), compatible with the Go CLI's `~/.queen/config.yaml`, and the
+ * resolution of server, token, tenant and TLS settings (docs/cli.md, "Resolution order"). Unknown keys are kept in the
+ * parsed types; contexts-writer.ts edits the file as a YAML document so they survive a write.
  */
 import { readFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -257,11 +257,11 @@ export async function loadContext(
 }
 
 /**
- * Resolves the connection (cli.md 3.2). Context: `--context` > QUEEN_CONTEXT > current-context. Server:
- * `--server` > QUEEN_SERVER > context > http://localhost:6632. Token: `--token` > QUEEN_TOKEN > the
- * context's token-ref (read only when needed, so a keychain reference does not block an explicit token);
- * tenant likewise. `--insecure` given explicitly overrides the context. The environment is applied here as
- * well as by oclif's flag env twins, so the order holds for any caller.
+ * Resolves the connection (docs/cli.md, "Resolution order"). Context: `--context` > QUEEN_CONTEXT > current-context.
+ * Server: `--server` > QUEEN_SERVER > context > http://localhost:6632. Token: `--token` > QUEEN_TOKEN > the context's
+ * token-ref (read only when needed, so a keychain reference does not block an explicit token); tenant likewise.
+ * `--insecure` given explicitly overrides the context. The environment is applied here as well as by oclif's flag env
+ * twins, so the order holds for any caller.
  */
 export async function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Promise<Connection> {
   const { context, configPath } = await loadContext(flags, env)

@@ -1,8 +1,9 @@
 /**
- * `db check` (cli.md section 8, operations.md 13.2 and 13.3): whether a PostgreSQL can carry the broker.
- * Reachability and version (14 or newer), a direct or session-mode connection (no transaction-mode
- * pooler), the privileges to apply or use the schema, synchronous_commit, max_connections against
- * replicas x (DB_POOL_SIZE + 3), and the schema version against this CLI. Reads only; changes nothing.
+ * `db check` (docs/cli.md, "Command reference", docs/operations.md, "PostgreSQL requirements" and "Pool sizing"):
+ * whether a PostgreSQL can carry the broker. Reachability and version (14 or newer), a direct or session-mode
+ * connection (no transaction-mode pooler), the privileges to apply or use the schema, synchronous_commit,
+ * max_connections against replicas x (DB_POOL_SIZE + 3), and the schema version against this CLI. Reads only; changes
+ * nothing.
  */
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
@@ -253,6 +254,6 @@ export function unmetRequirements(result: DbCheckResult): UserError {
   return new UserError(`PostgreSQL at ${result.target} does not meet ${count} requirement(s) of the broker`, {
     exitCode: EXIT.user,
     code: 'requirements_not_met',
-    hint: 'fix the errors above (operations.md 13.2 lists the requirements)',
+    hint: 'fix the errors above (docs/operations.md, "PostgreSQL requirements" lists the requirements)',
   })
 }

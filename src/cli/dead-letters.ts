@@ -1,7 +1,7 @@
 /**
- * The DLQ commands (cli.md 9.9): the filters and pages of GET /api/v1/dlq (http-api.md 7.6), the table,
- * and the bulk actions `requeue` (POST /messages/:p/:t/retry per row, with the row's group) and `drain`
- * (DELETE /messages/:p/:t per message).
+ * The DLQ commands (docs/cli.md, "DLQ commands"): the filters and pages of GET /api/v1/dlq (docs/http-api.md, "List the
+ * dead-letter queue"), the table, and the bulk actions `requeue` (POST /messages/:p/:t/retry per row, with the row's
+ * group) and `drain` (DELETE /messages/:p/:t per message).
  */
 import { Flags } from '@oclif/core'
 import { EXIT, UserError } from './errors.js'
@@ -51,7 +51,7 @@ export interface DlqFilters {
   to?: string
 }
 
-/** The query of GET /api/v1/dlq for the filters (times parsed as cli.md section 7). */
+/** The query of GET /api/v1/dlq for the filters (times parsed as docs/cli.md, "Times and seek targets"). */
 export function dlqQuery(filters: DlqFilters): Record<string, string | undefined> {
   return {
     queue: filters.queue,
@@ -153,12 +153,12 @@ export async function runBulk<Item extends { partitionId: string; transactionId:
   return outcome
 }
 
-/** A message path of http-api.md section 7. */
+/** A message path of docs/http-api.md, "Messages, DLQ and traces". */
 export function messagePath(partitionId: string, transactionId: string, suffix = ''): string {
   return `/api/v1/messages/${encodeURIComponent(partitionId)}/${encodeURIComponent(transactionId)}${suffix}`
 }
 
-/** Requeues one DLQ entry for its group (http-api.md 7.4). */
+/** Requeues one DLQ entry for its group (docs/http-api.md, "Retry a message"). */
 export async function requeueDeadLetter(client: HttpClient, row: DeadLetter): Promise<void> {
   await client.post(messagePath(row.partitionId, row.transactionId, '/retry'), { consumerGroup: row.consumerGroup })
 }

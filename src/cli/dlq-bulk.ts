@@ -1,6 +1,6 @@
 /**
- * The shared run of `dlq requeue` and `dlq drain` (cli.md 9.9 and section 6): refuse without --yes off a
- * terminal before anything is sent, collect the matching rows (exit 4 when none), list them under
+ * The shared run of `dlq requeue` and `dlq drain` (docs/cli.md, "DLQ commands" and "Destructive verbs"): refuse without
+ * --yes off a terminal before anything is sent, collect the matching rows (exit 4 when none), list them under
  * --dry-run, otherwise confirm, act on each and print `<verb>=N errors=M`.
  */
 import { confirmAction } from './confirm.js'

@@ -1,5 +1,5 @@
 /**
- * `env list` and `env check` (cli.md 9.10): the broker's own variable table and validation
+ * `env list` and `env check` (docs/cli.md, "queenctl env check"): the broker's own variable table and validation
  * (src/broker/config/resolve.ts) run on this environment plus an optional env file, without starting a
  * broker; `env check` adds the spool directory and, with --pg, the PostgreSQL connection and its
  * max_connections against replicas × (DB_POOL_SIZE + 3).

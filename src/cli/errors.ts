@@ -1,10 +1,10 @@
 /**
- * The CLI's two kinds of failure (style.md 3.4): a UserError is expected (bad input, broker unreachable,
- * missing --yes), carries an exit code (cli.md section 5) and a one-line hint, and prints without a stack;
- * anything else is a bug and prints its stack under --debug.
+ * The CLI's two kinds of failure (docs/conventions.md, "Errors"): a UserError is expected (bad input, broker
+ * unreachable, missing --yes), carries an exit code (docs/cli.md, "Exit codes") and a one-line hint, and prints without
+ * a stack; anything else is a bug and prints its stack under --debug.
  */
 
-/** Exit codes of cli.md section 5. */
+/** Exit codes of docs/cli.md, "Exit codes". */
 export const EXIT = {
   ok: 0,
   user: 1,

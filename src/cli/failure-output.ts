@@ -1,7 +1,7 @@
 /**
- * The one error renderer of queenctl (cli.md sections 4 and 5): `queenctl: <message>` plus a `hint:` line on
- * stderr, or `{"error":{"code","message","hint"}}` on stdout under `-o json`/`--json`. Used by every command
- * (base-command.ts) and by bin/run.js when `serve` without flags, started without oclif, fails.
+ * The one error renderer of queenctl (docs/cli.md, "Output formats" and "Exit codes"): `queenctl: <message>` plus a
+ * `hint:` line on stderr, or `{"error":{"code","message","hint"}}` on stdout under `-o json`/`--json`. Used by every
+ * command (base-command.ts) and by bin/run.js when `serve` without flags, started without oclif, fails.
  */
 import { Errors } from '@oclif/core'
 import { ConfigError } from '../platform/config/config-error.js'

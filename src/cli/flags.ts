@@ -1,5 +1,5 @@
 /**
- * The global flags of cli.md section 2, each with its QUEEN_* environment twin where one exists, and the
+ * The global flags of docs/cli.md, "Global flags", each with its QUEEN_* environment twin where one exists, and the
  * shared flags of several commands (`--yes`, `--pg-url`). Commands take their flags from here so names,
  * descriptions and defaults stay the same everywhere.
  */
@@ -101,7 +101,7 @@ export const connectionFlags = {
   }),
 }
 
-/** `--yes` of destructive verbs (cli.md section 6). */
+/** `--yes` of destructive verbs (docs/cli.md, "Destructive verbs"). */
 export const yesFlag = Flags.boolean({
   description: 'do it without asking (required when stdin is not a terminal)',
   default: false,
@@ -118,7 +118,7 @@ export const pgUrlFlag = Flags.string({
   description: 'PostgreSQL URL (default: PG_* variables, the context database, then the embedded server)',
 })
 
-/** `--direct` of commands that can bypass the broker and work on PostgreSQL (cli.md 9.3). */
+/** `--direct` of commands that can bypass the broker and work on PostgreSQL (docs/cli.md, "queenctl maintenance"). */
 export const directFlag = Flags.boolean({
   description: 'work on PostgreSQL directly (--pg-url, PG_*, the context database) instead of through a broker',
   default: false,

@@ -1,5 +1,5 @@
 /**
- * Pure formatters for terminal output (cli.md section 4): comma-grouped counts, byte sizes, ages
+ * Pure formatters for terminal output (docs/cli.md, "Output formats"): comma-grouped counts, byte sizes, ages
  * ("3 minutes ago"), short durations (`1h4m`), and `-` for null or empty values. Used by the table and
  * detail renderers of output.ts; each takes `now` where time matters, so tests need no clock.
  */

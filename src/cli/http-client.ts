@@ -1,8 +1,8 @@
 /**
- * The CLI's HTTP client (cli.md 3.3): Node's fetch with the bearer token, the tenancy header and a
+ * The CLI's HTTP client (docs/cli.md, "HTTP behaviour"): Node's fetch with the bearer token, the tenancy header and a
  * per-request timeout; retries (3 attempts, 1 s then 2 s) only for requests marked retryable (GET by
- * default) and only on network errors, timeouts and 5xx; answers mapped to the exit codes of cli.md
- * section 5. Under --debug one trace line per attempt goes to stderr: method, URL, status, ms — never
+ * default) and only on network errors, timeouts and 5xx; answers mapped to the exit codes of docs/cli.md,
+ * "Exit codes". Under --debug one trace line per attempt goes to stderr: method, URL, status, ms — never
  * headers, so never the token.
  */
 import { BROKER_VERSION } from '../broker/version.js'

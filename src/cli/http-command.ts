@@ -1,7 +1,7 @@
 /**
- * Commands that operate a broker over HTTP: the connection flags of cli.md section 2 on top of the output
- * flags, an HttpClient built from the resolved context (cli.md 3.2), and, for the commands that can also
- * go to PostgreSQL directly, the connection of a P command.
+ * Commands that operate a broker over HTTP: the connection flags of docs/cli.md, "Global flags" on top of the output
+ * flags, an HttpClient built from the resolved context (docs/cli.md, "Resolution order"), and, for the commands that
+ * can also go to PostgreSQL directly, the connection of a P command.
  */
 import type pg from 'pg'
 import {
@@ -46,7 +46,7 @@ export abstract class HttpCommand extends OutputCommand {
 
   /**
    * The PostgreSQL of a `--direct` run: `--pg-url`, else PG_*, else the context's `database` reference,
-   * else the running embedded server (cli.md section 2). The token is not resolved: P commands need none.
+   * else the running embedded server (docs/cli.md, "Global flags"). The token is not resolved: P commands need none.
    */
   protected async pgConnection(flags: ConnectionFlagValues & { 'pg-url'?: string }): Promise<pg.ClientConfig> {
     if (flags['pg-url']) return resolvePgConnection(flags['pg-url'], process.env)

@@ -1,5 +1,6 @@
 /**
- * `queenctl lease extend` (cli.md 9.8, http-api.md 5.7). Never retried, like every write but a push.
+ * `queenctl lease extend` (docs/cli.md, "Data-plane commands", docs/http-api.md, "Lease extend"). Never retried, like
+ * every write but a push.
  */
 import { EXIT, UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'

@@ -1,8 +1,8 @@
 /**
- * The maintenance flags as `queenctl maintenance` sees them (cli.md 9.3): read and set over HTTP
- * (`/api/v1/system/maintenance[/pop]`, http-api.md section 10), or directly in PostgreSQL (`--direct`):
- * the flag row of `queen.system_state` written with the broker's own statement, and a hint NOTIFYed on
- * `queen_hints` in the same transaction, which brokers apply on receipt or at their next periodic re-read.
+ * The maintenance flags as `queenctl maintenance` sees them (docs/cli.md, "queenctl maintenance"): read and set over
+ * HTTP (`/api/v1/system/maintenance[/pop]`, docs/http-api.md, "System"), or directly in PostgreSQL (`--direct`): the
+ * flag row of `queen.system_state` written with the broker's own statement, and a hint NOTIFYed on `queen_hints` in the
+ * same transaction, which brokers apply on receipt or at their next periodic re-read.
  */
 import pg from 'pg'
 import { HINT_CHANNEL } from '../broker/db/hint-channel.js'

@@ -1,5 +1,5 @@
 /**
- * `mesh ping host:port`: runs the mesh's HELLO handshake (operations.md 11.4) against a broker's mesh port
+ * `mesh ping host:port`: runs the mesh's HELLO handshake (docs/operations.md, "Handshake") against a broker's mesh port
  * with this environment's QUEEN_SYNC_SECRET, then closes. It tells apart a port that does not answer, a
  * listener that is not a mesh, and a mesh whose secret differs, without sending a single hint.
  */

@@ -1,12 +1,12 @@
 /**
- * `mesh status` (cli.md 9.6): the broker's view of the replica mesh from GET /api/v1/system/mesh
- * (http-api.md section 10), as a summary line, a peer table and the hints of the spec.
+ * `mesh status` (docs/cli.md, "queenctl mesh status"): the broker's view of the replica mesh from GET
+ * /api/v1/system/mesh (docs/http-api.md, "System"), as a summary line, a peer table and the hints of the spec.
  */
 import type { ChalkInstance } from 'chalk'
 import { formatAge, formatBytes, formatCount, formatDuration } from './format.js'
 import type { Column } from './output.js'
 
-/** The PEER_STATS a peer sends every 5 s (operations.md). */
+/** The PEER_STATS a peer sends every 5 s (docs/operations.md). */
 export interface PeerStats {
   version?: string
   parkedPops?: number
@@ -90,7 +90,7 @@ export function meshColumns(now: number = Date.now()): Column<MeshPeer>[] {
   ]
 }
 
-/** The hints of cli.md 9.6 that apply to the answer. */
+/** The hints of docs/cli.md, "queenctl mesh status" that apply to the answer. */
 export function meshHints(answer: MeshAnswer): string[] {
   const hints: string[] = []
   const others = answer.peers.filter((peer) => peer.state !== 'self')

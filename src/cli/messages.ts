@@ -1,6 +1,6 @@
 /**
- * The `messages` commands (http-api.md section 7): the list query, the list and trace tables, and the
- * detail view of one message.
+ * The `messages` commands (docs/http-api.md, "Messages, DLQ and traces"): the list query, the list and trace tables,
+ * and the detail view of one message.
  */
 import { Args, Flags } from '@oclif/core'
 import { formatAge, truncate } from './format.js'
@@ -51,7 +51,7 @@ export interface MessageDetail {
   consumerGroups: { name: string; consumed: boolean; leaseExpiresAt: string | null }[]
 }
 
-/** One trace event of a message (snake_case on the wire, http-api.md 7.7). */
+/** One trace event of a message (snake_case on the wire, docs/http-api.md, "Read traces"). */
 export interface TraceEvent {
   id: string
   event_type: string

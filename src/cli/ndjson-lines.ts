@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { EXIT, UserError } from './errors.js'
 
-/** The longest line `push` accepts (cli.md 9.8). */
+/** The longest line `push` accepts (docs/cli.md, "Data-plane commands"). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024
 
 /** Chunk size of file reads: large enough that a million short lines take a few hundred reads. */

@@ -1,5 +1,5 @@
 /**
- * Commands that print data: the output flags of cli.md section 2 and the Output of the effective format.
+ * Commands that print data: the output flags of docs/cli.md, "Global flags" and the Output of the effective format.
  * `--json` (oclif's JSON flag) and `-o json` both make oclif print the command's returned result as
  * pretty JSON; every other format is rendered by the command through `this.output()`.
  */

@@ -1,5 +1,5 @@
 /**
- * Output formats of cli.md section 4: `table` (two-space columns, bold header when colour is on), `wide`
+ * Output formats of docs/cli.md, "Output formats": `table` (two-space columns, bold header when colour is on), `wide`
  * (plus the columns marked wide), `json` (pretty, printed by oclif from the command's returned result),
  * `yaml`, `ndjson` (alias `jsonl`); detail commands print key/value YAML in `table` mode. Data goes to
  * stdout; confirmations, notes and warnings to stderr.

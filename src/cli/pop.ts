@@ -1,8 +1,8 @@
 /**
- * One pop as `queenctl pop` and `tail` make it (cli.md 9.8, http-api.md 5.2 and 5.3): the route and query
- * of the flags, the popped messages as the rows both commands print, and the empty answers told apart
- * from failures. The long-poll time is added to the HTTP timeout, and the broker answers before
- * `timeout + 1000` ms.
+ * One pop as `queenctl pop` and `tail` make it (docs/cli.md, "Data-plane commands", docs/http-api.md, "Pop from a
+ * queue" and "Pop by namespace or task"): the route and query of the flags, the popped messages as the rows both
+ * commands print, and the empty answers told apart from failures. The long-poll time is added to the HTTP timeout, and
+ * the broker answers before `timeout + 1000` ms.
  */
 import { EXIT, UserError } from './errors.js'
 import { HttpRequestError, type HttpClient } from './http-client.js'
@@ -28,7 +28,7 @@ export interface PopOptions extends PopTarget {
   waitMs: number
   /** `all` or `new` (first contact of a named group). */
   fromMode?: string
-  /** A time expression of cli.md section 7 (first contact of a named group). */
+  /** A time expression of docs/cli.md, "Times and seek targets" (first contact of a named group). */
   since?: string
   /** Aborts a parked long-poll (Ctrl-C in `tail`). */
   signal?: AbortSignal
@@ -52,7 +52,7 @@ export interface PoppedRow {
 /** The outcome of one pop. */
 export type PopAnswer = { kind: 'messages'; rows: PoppedRow[] } | { kind: 'empty'; note?: string }
 
-/** A message of the pop envelope (http-api.md 4.1). */
+/** A message of the pop envelope (docs/http-api.md, "Popped message"). */
 interface WireMessage {
   transactionId?: string
   traceId?: string | null
@@ -134,7 +134,7 @@ function toRow(message: WireMessage, envelope: PopEnvelope): PoppedRow {
 }
 
 /**
- * The empty forms of http-api.md 4.2: nothing eligible (silent), a partition leased by another consumer
+ * The empty forms of docs/http-api.md, "Pop answer": nothing eligible (silent), a partition leased by another consumer
  * (a note), a partition that does not exist (a user error: it is never created by a pop).
  */
 function emptyOrFailure(envelope: PopEnvelope, target: PopTarget): PopAnswer {
@@ -179,7 +179,7 @@ export async function popOnce(client: HttpClient, options: PopOptions): Promise<
 
 /**
  * The format of `pop`: one JSON array under `-o json`/`--json`, NDJSON for every other `-o` and by default
- * (cli.md section 4: pop and tail always stream NDJSON), whether or not stdout is a terminal.
+ * (docs/cli.md, "Output formats": pop and tail always stream NDJSON), whether or not stdout is a terminal.
  */
 export function popFormat(flags: { output?: string; json?: boolean }): 'json' | 'ndjson' {
   if (flags.json && flags.output !== undefined && flags.output !== 'json') {

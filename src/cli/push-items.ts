@@ -1,8 +1,8 @@
 /**
- * One NDJSON line of `queenctl push` as an item of `POST /api/v1/push` (cli.md 9.8, http-api.md 5.1):
- * the line is the payload, or with `--wrapped` a `{queue?, partition?, transactionId?, traceId?, data}`
- * object (the `spool inspect -o ndjson` shape, whose `_spool` and other keys are ignored). Every item gets
- * a transaction id (the line's, `--transaction-id` for the first item, else a UUIDv7), so a retried push is
+ * One NDJSON line of `queenctl push` as an item of `POST /api/v1/push` (docs/cli.md, "Data-plane commands",
+ * docs/http-api.md, "Push"): the line is the payload, or with `--wrapped` a `{queue?, partition?, transactionId?,
+ * traceId?, data}` object (the `spool inspect -o ndjson` shape, whose `_spool` and other keys are ignored). Every item
+ * gets a transaction id (the line's, `--transaction-id` for the first item, else a UUIDv7), so a retried push is
  * deduplicated by the broker.
  */
 import { v7 as uuidv7 } from 'uuid'

@@ -1,9 +1,9 @@
 /**
- * `queenctl push` (cli.md 9.8): NDJSON lines streamed into `POST /api/v1/push` in batches of `--batch`
- * items (and at most 16 MiB of lines, so a request stays under the broker's default 32 MiB body limit).
- * One request is in flight while the next batch is read, so memory stays flat on any input size and the
- * order of the lines is the order of the requests. Pushes are retried on network errors and 5xx: every
- * item carries a transaction id, so a retry is deduplicated.
+ * `queenctl push` (docs/cli.md, "Data-plane commands"): NDJSON lines streamed into `POST /api/v1/push` in batches of
+ * `--batch` items (and at most 16 MiB of lines, so a request stays under the broker's default 32 MiB body limit). One
+ * request is in flight while the next batch is read, so memory stays flat on any input size and the order of the lines
+ * is the order of the requests. Pushes are retried on network errors and 5xx: every item carries a transaction id, so a
+ * retry is deduplicated.
  *
  * A bad line (malformed JSON, a wrapper without `data`) stops the push after the lines before it were
  * pushed: the error names the line and how many items were pushed, so the rest can be pushed with
@@ -65,7 +65,7 @@ export interface PushSettings extends PushItemOptions {
   onFailure?: (failure: PushFailure) => void
 }
 
-/** One push result item (http-api.md 4.3). */
+/** One push result item (docs/http-api.md, "Push result"). */
 interface PushAnswerItem {
   status?: string
   error?: string | null
@@ -214,7 +214,7 @@ export async function dryRunPush(input: NdjsonInput, settings: PushSettings): Pr
   return { dryRun: true, items, requests, partitions: [...counts.values()] }
 }
 
-/** The summary line of cli.md 9.8. */
+/** The summary line of docs/cli.md, "Data-plane commands". */
 export function pushSummary(counts: PushCounts): string {
   return `queued=${counts.queued} duplicate=${counts.duplicate} buffered=${counts.buffered} failed=${counts.failed}`
 }

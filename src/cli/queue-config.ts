@@ -1,6 +1,7 @@
 /**
- * The read-merge-write of `queue configure` and `apply` (cli.md 9.2): POST /api/v1/configure replaces
- * every option, so the CLI reads the stored set, overlays what was asked and posts the whole set.
+ * The read-merge-write of `queue configure` and `apply` (docs/cli.md, "queenctl queue configure"): POST
+ * /api/v1/configure replaces every option, so the CLI reads the stored set, overlays what was asked and posts the whole
+ * set.
  */
 import { Flags, type Interfaces } from '@oclif/core'
 import {
@@ -16,7 +17,7 @@ import type { HttpClient } from './http-client.js'
 /** How a flag's text becomes the option's number: seconds, milliseconds, or a plain integer. */
 type Unit = 'seconds' | 'ms' | 'integer' | 'boolean'
 
-/** The option flags of cli.md 9.2, flag name → wire name and unit. */
+/** The option flags of docs/cli.md, "queenctl queue configure", flag name → wire name and unit. */
 export const OPTION_FLAGS: Record<string, { option: QueueOptionName; unit: Unit; description: string }> = {
   'lease-time': {
     option: 'leaseTime',

@@ -1,4 +1,7 @@
-/** Shapes and columns of the queue routes (http-api.md section 6) shared by the queue and partition commands. */
+/**
+ * Shapes and columns of the queue routes (docs/http-api.md, "Queues and resources") shared by the queue and partition
+ * commands.
+ */
 import type { Column } from './output.js'
 
 /** One row of GET /api/v1/resources/queues. */

@@ -1,6 +1,6 @@
 /**
- * `namespace list` and `task list` (cli.md 9): the rows of GET /api/v1/resources/namespaces and /tasks
- * (http-api.md 6.3), one table shape for both.
+ * `namespace list` and `task list` (docs/cli.md, "Command reference"): the rows of GET /api/v1/resources/namespaces and
+ * /tasks (docs/http-api.md, "Resource listings"), one table shape for both.
  */
 import type { Column } from './output.js'
 

@@ -1,7 +1,6 @@
 /**
- * `schema status` (cli.md section 8): the schema installed in a PostgreSQL database against the files of
- * this CLI, read from the ledger `schema apply` and `serve` write, without taking the lock or changing
- * anything.
+ * `schema status` (docs/cli.md, "Command reference"): the schema installed in a PostgreSQL database against the files
+ * of this CLI, read from the ledger `schema apply` and `serve` write, without taking the lock or changing anything.
  */
 import pg from 'pg'
 import {

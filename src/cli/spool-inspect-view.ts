@@ -1,6 +1,6 @@
 /**
- * How `queenctl spool inspect` (cli.md 9.4) shows what src/broker/spool/spool-inspect.ts read: record
- * lines in the shape `queenctl push --wrapped` accepts (`{queue, partition, transactionId, traceId, data,
+ * How `queenctl spool inspect` (docs/cli.md, "queenctl spool inspect") shows what src/broker/spool/spool-inspect.ts
+ * read: record lines in the shape `queenctl push --wrapped` accepts (`{queue, partition, transactionId, traceId, data,
  * _spool}`), encrypted payloads as `<encrypted>`, and the table columns of each section.
  */
 import type {

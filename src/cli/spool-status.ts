@@ -1,6 +1,6 @@
 /**
- * `queenctl spool status` (cli.md section 8): the answering broker's spool from
- * `GET /api/v1/status/buffers` (http-api.md section 9).
+ * `queenctl spool status` (docs/cli.md, "Command reference"): the answering broker's spool from
+ * `GET /api/v1/status/buffers` (docs/http-api.md, "Status and analytics").
  */
 import { formatBytes } from './format.js'
 import type { HttpClient } from './http-client.js'

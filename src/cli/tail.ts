@@ -1,9 +1,9 @@
 /**
- * The consume loop of `queenctl tail` (cli.md 9.8): pop, print each message, and with `ack` acknowledge
- * the printed batch (one `ack/batch` request after its lines are written, so a message is never acked
- * before it was printed). Without `follow` it stops at the first empty answer; with it, it long-polls
- * until `limit` messages, `idleMs` without any, or the stop signal (Ctrl-C), which aborts only a parked
- * long-poll: a batch being printed or acked is finished first.
+ * The consume loop of `queenctl tail` (docs/cli.md, "Data-plane commands"): pop, print each message, and with `ack`
+ * acknowledge the printed batch (one `ack/batch` request after its lines are written, so a message is never acked
+ * before it was printed). Without `follow` it stops at the first empty answer; with it, it long-polls until `limit`
+ * messages, `idleMs` without any, or the stop signal (Ctrl-C), which aborts only a parked long-poll: a batch being
+ * printed or acked is finished first.
  */
 import { ackItems, type AckFailure, type AckOutcome } from './ack.js'
 import { popOnce, type PoppedRow, type PopTarget } from './pop.js'

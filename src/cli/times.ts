@@ -1,7 +1,7 @@
 /**
- * Times and seek targets of cli.md section 7, shared by `--from`, `--to`, `--since` and seek `--to`:
- * `now`, `beginning`, `<N><unit> ago` or a bare `<N><unit>` (ago), Unix seconds, RFC 3339 and the three
- * UTC calendar forms. Everything leaves the CLI as RFC 3339 UTC.
+ * Times and seek targets of docs/cli.md, "Times and seek targets", shared by `--from`, `--to`, `--since` and seek
+ * `--to`: `now`, `beginning`, `<N><unit> ago` or a bare `<N><unit>` (ago), Unix seconds, RFC 3339 and the three UTC
+ * calendar forms. Everything leaves the CLI as RFC 3339 UTC.
  */
 import { EXIT, UserError } from './errors.js'
 
@@ -54,7 +54,7 @@ export function parseTime(text: string, options: { flag?: string; now?: number }
 /** The body of a seek: `{toEnd:true}` for now/end/latest, else `{timestamp}` (beginning = the epoch). */
 export type SeekTarget = { toEnd: true } | { timestamp: string }
 
-/** Parses a seek `--to` (cli.md section 7). */
+/** Parses a seek `--to` (docs/cli.md, "Times and seek targets"). */
 export function parseSeekTarget(text: string, options: { flag?: string; now?: number } = {}): SeekTarget {
   const trimmed = text.trim().toLowerCase()
   if (trimmed === 'now' || END.has(trimmed)) return { toEnd: true }

@@ -1,8 +1,8 @@
 /**
- * `token create` (issue 19, operations.md 9.3 and 14.1): an HS256 token for development and tests,
- * signed with jose from a secret read out of an environment variable, so the secret never sits in a
- * flag value (or the shell history). The claims follow the broker's defaults: the role in
- * JWT_ROLES_CLAIM (`role`), the tenant in QUEEN_TENANCY_CLAIM when one is named.
+ * `token create` (issue 19, docs/operations.md, "Claims and roles" and "Tenancy"): an HS256 token for development and
+ * tests, signed with jose from a secret read out of an environment variable, so the secret never sits in a flag value
+ * (or the shell history). The claims follow the broker's defaults: the role in JWT_ROLES_CLAIM (`role`), the tenant in
+ * QUEEN_TENANCY_CLAIM when one is named.
  */
 import { SignJWT } from 'jose'
 import { EXIT, UserError } from './errors.js'

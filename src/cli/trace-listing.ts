@@ -1,5 +1,5 @@
 /**
- * `traces names`, `traces by-name` and `traces by-message` (http-api.md 7.7): the tables of the trace
+ * `traces names`, `traces by-name` and `traces by-message` (docs/http-api.md, "Read traces"): the tables of the trace
  * reads. `by-message` shares the columns of `messages traces`.
  */
 import { formatAge, truncate } from './format.js'

@@ -1,7 +1,7 @@
 /**
- * `queenctl tx` (cli.md 9.8, http-api.md 5.6): a transaction document read from a file or stdin and passed
- * to the broker unchanged (the broker validates `operations` and `requiredLeases`). Never retried: a
- * transaction that took effect must not be sent twice on a lost answer.
+ * `queenctl tx` (docs/cli.md, "Data-plane commands", docs/http-api.md, "Transaction"): a transaction document read from
+ * a file or stdin and passed to the broker unchanged (the broker validates `operations` and `requiredLeases`). Never
+ * retried: a transaction that took effect must not be sent twice on a lost answer.
  */
 import { readFile } from 'node:fs/promises'
 import { text } from 'node:stream/consumers'

@@ -5,7 +5,7 @@ import { HttpCommand } from '../cli/http-command.js'
 export default class Bench extends HttpCommand {
   static override summary = 'A quick smoke load: push N messages, pop and ack them, print the rate of each phase'
   static override description =
-    'Pushes --messages messages in batches of --batch into a fresh queue (a random queenctl-bench-* name unless --queue names one that does not exist), pops them back in batches (queue mode), acks each batch, then deletes the queue (--keep leaves it). One client, one request at a time: the figures show that the broker answers and roughly how fast from here, not what it can carry. The real benchmark, with concurrency, percentiles and the reliability checks, is npm run bench (perf.md). Exit 2 when a push is not queued or messages do not come back.'
+    'Pushes --messages messages in batches of --batch into a fresh queue (a random queenctl-bench-* name unless --queue names one that does not exist), pops them back in batches (queue mode), acks each batch, then deletes the queue (--keep leaves it). One client, one request at a time: the figures show that the broker answers and roughly how fast from here, not what it can carry. The real benchmark, with concurrency, percentiles and the reliability checks, is npm run bench (docs/performance.md). Exit 2 when a push is not queued or messages do not come back.'
 
   static override examples = [
     '<%= config.bin %> bench',

@@ -5,7 +5,7 @@ import { HttpCommand } from '../cli/http-command.js'
 import { Output } from '../cli/output.js'
 import { checkPopTarget, ndjsonRows, popFormat, popOnce, type PoppedRow } from '../cli/pop.js'
 
-/** Default `--wait-timeout`: cli.md 9.8's pop `--timeout` (10 s). */
+/** Default `--wait-timeout`: docs/cli.md, "Data-plane commands"'s pop `--timeout` (10 s). */
 const DEFAULT_WAIT_MS = 10_000
 
 export default class Pop extends HttpCommand {

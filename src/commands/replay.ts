@@ -19,7 +19,7 @@ export default class Replay extends HttpCommand {
   static override flags = {
     cg: Flags.string({ description: 'consumer group to move', required: true }),
     to: Flags.string({
-      description: 'where to replay from: beginning, a time, or end (cli.md section 7)',
+      description: 'where to replay from: beginning, a time, or end (docs/cli.md, "Times and seek targets")',
       required: true,
     }),
     yes: yesFlag,

@@ -1,5 +1,5 @@
 /**
- * Whether the dashboard colours (cli.md section 4: `--color`/`--no-color`, then NO_COLOR, CLICOLOR and the
+ * Whether the dashboard colours (docs/cli.md, "Output formats": `--color`/`--no-color`, then NO_COLOR, CLICOLOR and the
  * terminal), handed down once through a context instead of through every component's props.
  */
 import { createContext, useContext } from 'react'

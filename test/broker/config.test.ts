@@ -29,7 +29,8 @@ function problemsOf(env: Env, rest: Omit<Partial<ConfigInput>, 'env'> = {}): str
   throw new Error('expected a ConfigError')
 }
 
-// Copied by hand from operations.md section 2 (2.1 to 2.12), canonical names only, and ours at the end.
+// Copied by hand from the operations contract, canonical names only, and ours at the end, so a variable added to or dropped from the
+// table by mistake fails here (docs/configuration.md, "Variables", is generated from the table itself).
 const SPEC_VARIABLES = [
   // 2.1
   'PORT', 'HOST', 'QUEEN_SERVER_ID', 'QUEEN_APPLY_SCHEMA', 'DEFAULT_TIMEOUT', 'DEFAULT_BATCH_SIZE',
@@ -67,13 +68,13 @@ const SPEC_VARIABLES = [
 ] // prettier-ignore
 
 describe('the variable table', () => {
-  it('holds exactly the variables of operations.md section 2, once each', () => {
+  it('holds exactly the variables of docs/configuration.md, "Variables", once each', () => {
     const names = VARIABLES.map((spec) => spec.name)
     expect(new Set(names).size).toBe(names.length)
     expect([...names].sort()).toEqual([...SPEC_VARIABLES].sort())
   })
 
-  it('declares the aliases of operations.md section 1', () => {
+  it('declares the aliases of docs/configuration.md, "How configuration is read"', () => {
     const aliases = Object.fromEntries(TABLE.flatMap((spec) => (spec.aliases ?? []).map((alias) => [alias, spec.name])))
     expect(aliases).toEqual({
       PG_DB: 'PG_DATABASE',
@@ -100,7 +101,7 @@ describe('the variable table', () => {
     }
   })
 
-  it('knows the C++-engine variables of section 2.13, including the patterns', () => {
+  it('knows the C++-engine variables accepted and ignored, including the patterns', () => {
     for (const name of ['NUM_WORKERS', 'WEBAPP_ROOT', 'DB_KEEPALIVES_COUNT', 'QUEEN_VEGAS_ALPHA', 'QUEEN_VEGAS_BETA']) {
       expect(isIgnoredVariable(name), name).toBe(true)
     }
@@ -115,7 +116,7 @@ describe('the variable table', () => {
 })
 
 describe('defaults', () => {
-  it('are the values of operations.md section 2 when nothing is set', () => {
+  it('are the values of docs/configuration.md, "Variables" when nothing is set', () => {
     const { config, warnings, infos } = resolve({})
     expect(warnings).toEqual([])
     expect(infos).toEqual([])
@@ -565,7 +566,7 @@ describe('aliases, typos and ignored variables', () => {
     ])
   })
 
-  it('gives the example line of operations.md 2.13', () => {
+  it('gives the example line of docs/configuration.md, "Accepted and ignored"', () => {
     expect(resolve({ NUM_WORKERS: '4', SIDECAR_POOL_SIZE: '8' }).infos).toEqual([
       'config: ignored variables NUM_WORKERS,SIDECAR_POOL_SIZE (C++ engine tuning; no effect)',
     ])
@@ -575,7 +576,7 @@ describe('aliases, typos and ignored variables', () => {
 describe('effective-config lines', () => {
   const extras = { version: '1.2.0', nodeVersion: 'v20.18.0', pid: 1 }
 
-  it('match the example of operations.md 4.1 for an external database', () => {
+  it('match the example of docs/operations.md, "The effective configuration" for an external database', () => {
     const env = {
       QUEEN_SERVER_ID: 'queen-0',
       PG_HOST: 'queen-pg',

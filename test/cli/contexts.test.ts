@@ -140,7 +140,7 @@ describe('token references', () => {
   })
 })
 
-describe('resolution order (cli.md 3.2)', () => {
+describe('resolution order (docs/cli.md, "Resolution order")', () => {
   it('uses current-context, normalises its server and reads its token-ref lazily', async () => {
     const config = await writeConfig()
     const connection = await resolveConnection({ config }, { QUEEN_TOKEN: 'from-env' })

@@ -1,7 +1,7 @@
 /**
- * The CLI's HTTP client (cli.md 3.3, section 5) against the real in-process broker where the broker can
- * produce the answer, and against a small local server for the answers it cannot be made to give on
- * demand (401/403, a 5xx sequence, a 200 carrying `error`, a hang, a self-signed certificate).
+ * The CLI's HTTP client (docs/cli.md, "HTTP behaviour" and "Exit codes") against the real in-process broker where the
+ * broker can produce the answer, and against a small local server for the answers it cannot be made to give on demand
+ * (401/403, a 5xx sequence, a 200 carrying `error`, a hang, a self-signed certificate).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'

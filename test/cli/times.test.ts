@@ -3,7 +3,7 @@ import { parseSeekTarget, parseTime, parseTimeMs } from '../../src/cli/times.js'
 
 const NOW = Date.parse('2026-12-02T10:00:00.000Z')
 
-describe('times of cli.md section 7', () => {
+describe('times of docs/cli.md, "Times and seek targets"', () => {
   it.each([
     ['now', '2026-12-02T10:00:00.000Z'],
     ['beginning', '1970-01-01T00:00:00.000Z'],

@@ -1,6 +1,6 @@
 /**
- * `queenctl ack` (cli.md 9.8) against a real in-process broker: single acks and `--batch` of pop NDJSON,
- * run in this process with stdout, stderr and the exit code captured, plus `--batch -` on the built CLI's
+ * `queenctl ack` (docs/cli.md, "Data-plane commands") against a real in-process broker: single acks and `--batch` of
+ * pop NDJSON, run in this process with stdout, stderr and the exit code captured, plus `--batch -` on the built CLI's
  * stdin. Each test reads the message's state back from the broker (`GET /api/v1/messages/:p/:t`).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * `queenctl apply -f` (cli.md section 8) against a real in-process broker: Queue documents merged like
+ * `queenctl apply -f` (docs/cli.md, "Command reference") against a real in-process broker: Queue documents merged like
  * queue configure, ConsumerGroup seeks proven by popping, --diff/--dry-run, exit 4, and errors that name
  * the document and the field.
  */

@@ -1,5 +1,5 @@
 /**
- * `queenctl cg`, `replay` and `lag` (cli.md section 8) against a real in-process broker: listing and
+ * `queenctl cg`, `replay` and `lag` (docs/cli.md, "Command reference") against a real in-process broker: listing and
  * describing groups, the lagging pairs, seeks proven by popping, and delete with its --yes rule.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
 /**
- * `queenctl config` (cli.md 3.1): the contexts file is read and written in the Go CLI's format, in this
- * process with stdout, stderr and the exit code captured. Every test works on its own file in a temporary
+ * `queenctl config` (docs/cli.md, "The contexts file"): the contexts file is read and written in the Go CLI's format,
+ * in this process with stdout, stderr and the exit code captured. Every test works on its own file in a temporary
  * directory; unknown keys, comments and key order must survive set, use and delete.
  */
 import { mkdtemp, readFile, rm, stat, writeFile, readdir } from 'node:fs/promises'

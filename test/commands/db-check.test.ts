@@ -137,7 +137,7 @@ describe('queenctl db check', () => {
     expect(found).toContain('error: cannot read the schema ledger: permission denied for schema queen')
     expect(result.stderr).toBe(
       `queenctl: PostgreSQL at ${new URL(pgUrl(installed)).host}/${installed} does not meet 2 requirement(s) of the broker\n` +
-        'hint: fix the errors above (operations.md 13.2 lists the requirements)\n',
+        'hint: fix the errors above (docs/operations.md, "PostgreSQL requirements" lists the requirements)\n',
     )
     const fresh = await check(asRole(empty), '--replicas', '1', '-o', 'table')
     expect(lines(fresh.stdout)).toContain(

@@ -1,7 +1,7 @@
 /**
- * `queenctl dlq` (cli.md 9.9) against a real in-process broker: messages reach the DLQ the way consumers
- * put them there (a queue with retryLimit 0, a pop by a group, a `failed` ack), then are listed,
- * described, requeued (and popped again by the group with their transaction ids) and drained.
+ * `queenctl dlq` (docs/cli.md, "DLQ commands") against a real in-process broker: messages reach the DLQ the way
+ * consumers put them there (a queue with retryLimit 0, a pop by a group, a `failed` ack), then are listed, described,
+ * requeued (and popped again by the group with their transaction ids) and drained.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import DlqDescribe from '../../src/commands/dlq/describe.js'

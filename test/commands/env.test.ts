@@ -1,6 +1,6 @@
 /**
- * `queenctl env list` and `env check` (cli.md 9.10): the broker's variable table and validation run on a
- * given environment and env file, in this process with stdout, stderr and the exit code captured; --pg
+ * `queenctl env list` and `env check` (docs/cli.md, "queenctl env check"): the broker's variable table and validation
+ * run on a given environment and env file, in this process with stdout, stderr and the exit code captured; --pg
  * connects to the test PostgreSQL server.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'

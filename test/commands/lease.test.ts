@@ -1,6 +1,6 @@
 /**
- * `queenctl lease extend` (cli.md 9.8, http-api.md 5.7) against a real in-process broker; the new expiry
- * is read back from the broker's view of the message.
+ * `queenctl lease extend` (docs/cli.md, "Data-plane commands", docs/http-api.md, "Lease extend") against a real
+ * in-process broker; the new expiry is read back from the broker's view of the message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import LeaseExtend from '../../src/commands/lease/extend.js'

@@ -1,6 +1,6 @@
 /**
- * `queenctl maintenance` (cli.md 9.3) against a real in-process broker: run in this process with stdout,
- * stderr and the exit code captured, plus one smoke run of `node bin/run.js` from the build.
+ * `queenctl maintenance` (docs/cli.md, "queenctl maintenance") against a real in-process broker: run in this process
+ * with stdout, stderr and the exit code captured, plus one smoke run of `node bin/run.js` from the build.
  */
 import net from 'node:net'
 import pg from 'pg'

@@ -1,6 +1,6 @@
 /**
- * `queenctl mesh status` and `queenctl mesh ping` against three real meshed brokers on loopback (cli.md
- * 9.6, operations.md 11.4): the peer table a user sees, and the handshake with the right secret, the wrong
+ * `queenctl mesh status` and `queenctl mesh ping` against three real meshed brokers on loopback (docs/cli.md
+ * 9.6, docs/operations.md, "Handshake"): the peer table a user sees, and the handshake with the right secret, the wrong
  * one, and a port nobody listens on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
 /**
- * `queenctl mesh status` (cli.md 9.6): against a real broker, which today runs without a mesh, and the
- * peer table rendered from an answer of the documented shape (http-api.md section 10).
+ * `queenctl mesh status` (docs/cli.md, "queenctl mesh status"): against a real broker, which today runs without a mesh,
+ * and the peer table rendered from an answer of the documented shape (docs/http-api.md, "System").
  */
 import { Chalk } from 'chalk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -95,7 +95,7 @@ describe('the mesh status table', () => {
   }
   const chalk = new Chalk({ level: 0 })
 
-  it('prints the summary line and the cli.md 9.6 columns', () => {
+  it('prints the summary line and the docs/cli.md, "queenctl mesh status" columns', () => {
     expect(meshSummary(answer, chalk)).toBe('self queen-0  port 6633  auth hmac  peers 2/3 connected')
     expect(renderTable(answer.peers, meshColumns(now), { wide: false, headers: true, chalk })).toBe(
       'PEER                     SERVER ID  STATE      SINCE  LAST HEARTBEAT  RTT\n' +

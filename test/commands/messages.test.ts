@@ -1,6 +1,6 @@
 /**
- * `queenctl messages` (http-api.md section 7) against a real in-process broker, in this process with
- * stdout, stderr and the exit code captured; mutations are checked against the broker's own answers.
+ * `queenctl messages` (docs/http-api.md, "Messages, DLQ and traces") against a real in-process broker, in this process
+ * with stdout, stderr and the exit code captured; mutations are checked against the broker's own answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import MessagesDelete from '../../src/commands/messages/delete.js'

@@ -1,4 +1,7 @@
-/** `queenctl partition` (cli.md section 8) against a real in-process broker: list, describe, and seek proven by popping. */
+/**
+ * `queenctl partition` (docs/cli.md, "Command reference") against a real in-process broker: list, describe, and seek
+ * proven by popping.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import PartitionDescribe from '../../src/commands/partition/describe.js'
 import PartitionList from '../../src/commands/partition/list.js'

@@ -1,6 +1,6 @@
 /**
- * `queenctl pop` (cli.md 9.8) against a real in-process broker, run in this process with stdout, stderr
- * and the exit code captured. Messages are pushed over the broker's push route; what the pop left leased
+ * `queenctl pop` (docs/cli.md, "Data-plane commands") against a real in-process broker, run in this process with
+ * stdout, stderr and the exit code captured. Messages are pushed over the broker's push route; what the pop left leased
  * or settled is read back from the broker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

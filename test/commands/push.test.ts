@@ -1,6 +1,6 @@
 /**
- * `queenctl push` (cli.md 9.8) against a real in-process broker: files and --data in this process with
- * stdout, stderr and the exit code captured; stdin and the memory bound on a million lines through the
+ * `queenctl push` (docs/cli.md, "Data-plane commands") against a real in-process broker: files and --data in this
+ * process with stdout, stderr and the exit code captured; stdin and the memory bound on a million lines through the
  * built CLI. What was pushed is read back from the broker.
  */
 import { createWriteStream } from 'node:fs'

@@ -1,6 +1,7 @@
 /**
- * `queenctl queue` (cli.md 9.2, section 6) against a real in-process broker: configure's read-merge-write
- * and its retention rule, list/describe/stats, and the destructive delete and clear with their --yes rule.
+ * `queenctl queue` (docs/cli.md, "queenctl queue configure" and "Destructive verbs") against a real in-process broker:
+ * configure's read-merge-write and its retention rule, list/describe/stats, and the destructive delete and clear with
+ * their --yes rule.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

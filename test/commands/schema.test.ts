@@ -1,6 +1,6 @@
 /**
- * `queenctl schema apply` and `queenctl schema print` (cli.md 9.5), run as a user runs them: `node
- * bin/run.js` from the build, against empty databases of the test server.
+ * `queenctl schema apply` and `queenctl schema print` (docs/cli.md, "queenctl schema apply"), run as a user runs them:
+ * `node bin/run.js` from the build, against empty databases of the test server.
  */
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

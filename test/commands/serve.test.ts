@@ -1,7 +1,7 @@
 /**
- * `queenctl serve` (cli.md 9.1, operations.md sections 1, 3, 4, 5, 13.1) run as an operator runs it:
- * `node bin/run.js serve` from the build, configured through the environment, talked to over real HTTP,
- * stopped with SIGTERM.
+ * `queenctl serve` (docs/cli.md, "queenctl serve", docs/configuration.md, "How configuration is read";
+ * docs/operations.md, "Boot", "Logs", "Shutdown" and "Embedded PostgreSQL") run as an operator runs it: `node
+ * bin/run.js serve` from the build, configured through the environment, talked to over real HTTP, stopped with SIGTERM.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
@@ -84,7 +84,7 @@ describe('queenctl serve on an external PostgreSQL', () => {
       await withSpoolDir(async (spool) => {
         const serve = await startServe({ ...pgEnv(database), FILE_BUFFER_DIR: spool })
         try {
-          // The boot log, in the order of operations.md section 3
+          // The boot log, in the order of docs/operations.md, "Boot"
           const lines = serve.process.stdout().split('\n')
           const order = [
             lineIndex(lines, /config: server\b/),
@@ -305,7 +305,7 @@ describe('queenctl serve on an external PostgreSQL', () => {
           })
           expect(ack.body[0].success).toBe(true)
 
-          // And fifty consumers parked on it for up to 30 s (reliability.md T2.4)
+          // And fifty consumers parked on it for up to 30 s (docs/reliability.md, "Hazards")
           const answered: { status: number; body: any; at: number }[] = []
           const polls = Array.from({ length: 50 }, () =>
             http(serve, 'GET', '/api/v1/pop/queue/drain-q?wait=true&timeout=30000').then((response) => {

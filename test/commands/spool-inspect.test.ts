@@ -1,7 +1,7 @@
 /**
- * `queenctl spool inspect` (cli.md 9.4) on real spool directories written by the broker's own spool
- * (Spool.open + append, the quarantine writer), damaged by hand where a test needs damage; plus
- * `queenctl spool status` over HTTP.
+ * `queenctl spool inspect` (docs/cli.md, "queenctl spool inspect") on real spool directories written by the broker's
+ * own spool (Spool.open + append, the quarantine writer), damaged by hand where a test needs damage; plus `queenctl
+ * spool status` over HTTP.
  */
 import { createHash } from 'node:crypto'
 import { readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'

@@ -1,9 +1,9 @@
 /**
- * `queenctl spool replay` (cli.md 8, operations.md 7.5) on a spool written by a real broker: an
- * in-process broker with its durability parts takes pushes under push-maintenance (answered `buffered`,
- * fsynced to its spool) and is stopped; the CLI then replays that directory into the broker's database.
- * Checked: the --yes and maintenance refusals, --dry-run, the rows stored (transaction ids, payloads,
- * order), the spool emptied, a repeat of the same segment storing nothing twice, and a live owner refused.
+ * `queenctl spool replay` (docs/cli.md, "Command reference", docs/operations.md, "Spool replay") on a spool written by
+ * a real broker: an in-process broker with its durability parts takes pushes under push-maintenance (answered
+ * `buffered`, fsynced to its spool) and is stopped; the CLI then replays that directory into the broker's database.
+ * Checked: the --yes and maintenance refusals, --dry-run, the rows stored (transaction ids, payloads, order), the spool
+ * emptied, a repeat of the same segment storing nothing twice, and a live owner refused.
  */
 import { spawn } from 'node:child_process'
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'

@@ -1,6 +1,6 @@
 /**
- * `queenctl status`, `ping`, `version` and `metrics` (cli.md section 8) against a real in-process broker,
- * and against a URL where nothing listens.
+ * `queenctl status`, `ping`, `version` and `metrics` (docs/cli.md, "Command reference") against a real in-process
+ * broker, and against a URL where nothing listens.
  */
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
 /**
- * `queenctl tail` (cli.md 9.8) against a real in-process broker: the drain and idle modes in this process
- * with stdout, stderr and the exit code captured, and `--follow --ack` as a child of the built CLI that
- * is stopped with SIGINT. What was acked is read back from the broker.
+ * `queenctl tail` (docs/cli.md, "Data-plane commands") against a real in-process broker: the drain and idle modes in
+ * this process with stdout, stderr and the exit code captured, and `--follow --ack` as a child of the built CLI that is
+ * stopped with SIGINT. What was acked is read back from the broker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Tail from '../../src/commands/tail.js'

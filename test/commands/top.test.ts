@@ -1,6 +1,6 @@
 /**
- * `queenctl top` without a terminal (cli.md 9.7): it exits 1 with the hint to use `status -o json`, and
- * refuses an interval under 500ms naming the flag. The dashboard itself is tested in test/ui/.
+ * `queenctl top` without a terminal (docs/cli.md, "The top dashboard"): it exits 1 with the hint to use `status -o
+ * json`, and refuses an interval under 500ms naming the flag. The dashboard itself is tested in test/ui/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Top from '../../src/commands/top.js'

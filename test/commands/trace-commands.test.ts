@@ -1,5 +1,5 @@
 /**
- * `queenctl traces names | by-name | by-message` (http-api.md 7.7) against a real in-process broker, on
+ * `queenctl traces names | by-name | by-message` (docs/http-api.md, "Read traces") against a real in-process broker, on
  * trace events recorded through POST /api/v1/traces as consumers record them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

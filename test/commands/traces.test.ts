@@ -1,6 +1,6 @@
 /**
- * `queenctl namespace list` and `task list` (cli.md 9) against a real in-process broker, in this process
- * with stdout, stderr and the exit code captured.
+ * `queenctl namespace list` and `task list` (docs/cli.md, "Command reference") against a real in-process broker, in
+ * this process with stdout, stderr and the exit code captured.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import NamespaceList from '../../src/commands/namespace/list.js'

@@ -1,7 +1,7 @@
 /**
- * `queenctl tx` (cli.md 9.8, http-api.md 5.6) against a real in-process broker: a transaction document
- * from a file (in this process) or stdin (the built CLI); what it applied, or did not, is read back from
- * the broker.
+ * `queenctl tx` (docs/cli.md, "Data-plane commands", docs/http-api.md, "Transaction") against a real in-process broker:
+ * a transaction document from a file (in this process) or stdin (the built CLI); what it applied, or did not, is read
+ * back from the broker.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'

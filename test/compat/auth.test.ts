@@ -1,7 +1,7 @@
 /**
- * The real Queen JavaScript client against a broker with JWT_ENABLED=true (operations.md 9): with its
- * `bearerToken` option it pushes, pops, acks, consumes and commits transactions, and every stored message
- * carries the token's sub; without a token it gets the broker's 401 as its error.
+ * The real Queen JavaScript client against a broker with JWT_ENABLED=true (docs/operations.md, "Authentication"): with
+ * its `bearerToken` option it pushes, pops, acks, consumes and commits transactions, and every stored message carries
+ * the token's sub; without a token it gets the broker's 401 as its error.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startTestBroker, type TestBroker } from '../support/broker.js'

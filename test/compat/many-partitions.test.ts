@@ -1,5 +1,5 @@
 /**
- * Wildcard consumers over many partitions through the real client, ledger-checked (reliability.md section 2):
+ * Wildcard consumers over many partitions through the real client, ledger-checked (docs/reliability.md, "The ledger"):
  * producers keep pushing to hundreds of partitions while consumers of queue mode and of a named group pop
  * several partitions at a time (the ready index of schema 015 decides what they get). Every pushed id must
  * reach each group exactly once, in partition order.

@@ -1,5 +1,5 @@
 /**
- * Tenancy with the real client (operations.md 14.1): the client sends the tenancy header through its
+ * Tenancy with the real client (docs/operations.md, "Tenancy"): the client sends the tenancy header through its
  * `headers` option, as a gateway would add it. Two clients, acme and globex, use a queue `orders` each:
  * they create, push, consume, ack and read the DLQ without ever seeing the other's messages, and a client
  * without the header is refused with the header named.

@@ -1,5 +1,5 @@
 /**
- * Encryption at rest with a real `queenctl serve` (reliability.md T3.9 and T8): an encrypted queue through
+ * Encryption at rest with a real `queenctl serve` (docs/reliability.md, "Hazards"): an encrypted queue through
  * a PostgreSQL outage (the spool holds ciphertext only, replay stores it as is), and the boot refusing
  * every malformed QUEEN_ENCRYPTION_KEY before it writes anything.
  */

@@ -1,9 +1,8 @@
 /**
- * Failover with a ledger (issue 20, reliability.md T7 and section 2): three `queenctl serve` replicas on
- * one PostgreSQL, meshed; producers and consumers use the real Queen client with all three URLs. One
- * replica is killed with SIGKILL six times under load and restarted each time. Every acknowledged push
- * must be delivered, in partition order for the group, and nothing may be delivered again after its ack
- * was confirmed.
+ * Failover with a ledger (issue 20, docs/reliability.md, "Hazards" and "The ledger"): three `queenctl serve` replicas
+ * on one PostgreSQL, meshed; producers and consumers use the real Queen client with all three URLs. One replica is
+ * killed with SIGKILL six times under load and restarted each time. Every acknowledged push must be delivered, in
+ * partition order for the group, and nothing may be delivered again after its ack was confirmed.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { expect, inject, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL outages, ledger-checked (reliability.md T2.2, T2.6, T3.1, T3.2): a real `queenctl serve`
+ * PostgreSQL outages, ledger-checked (docs/reliability.md, "Hazards"): a real `queenctl serve`
  * reaches PostgreSQL through a fault proxy the test switches off and on; producers push one request at a
  * time per partition and record every outcome; afterwards a consumer drains, and the ledger must show
  * every `queued`/`buffered` id delivered exactly once, in partition order.

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL really stopped and restarted under load (reliability.md T2.2): a private embedded PostgreSQL
+ * PostgreSQL really stopped and restarted under load (docs/reliability.md, "Hazards"): a private embedded PostgreSQL
  * the test stops (fast shutdown, then an immediate "crash") and starts again on the same port, under a
  * real `queenctl serve` with producers running. Every `queued`/`buffered` push must be delivered once, in
  * partition order, and the broker process must survive (its pid never changes).

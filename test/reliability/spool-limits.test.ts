@@ -1,5 +1,5 @@
 /**
- * The spool at its limits, with a real `queenctl serve` (reliability.md T2.4, T3.4): a full disk refuses
+ * The spool at its limits, with a real `queenctl serve` (docs/reliability.md, "Hazards"): a full disk refuses
  * pushes with 503 and never answers `buffered` for something not on disk; SIGTERM during an outage seals
  * the spool and the next broker replays every record.
  */

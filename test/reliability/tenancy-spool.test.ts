@@ -1,5 +1,5 @@
 /**
- * Tenancy through a PostgreSQL outage (operations.md 14.1: the spool carries the tenant), ledger-checked: a
+ * Tenancy through a PostgreSQL outage (docs/operations.md, "Tenancy": the spool carries the tenant), ledger-checked: a
  * real `queenctl serve` with QUEEN_TENANCY_HEADER reaches PostgreSQL through a fault proxy. Two tenants push
  * into their own queue `orders` (same partition names) while PostgreSQL is refused; every push is buffered,
  * and after the replay each tenant's queue holds exactly its own messages, once each, in order.

@@ -1,5 +1,5 @@
 /**
- * faultproxy (reliability.md section 2): a TCP proxy between brokers and PostgreSQL that a test switches
+ * faultproxy (docs/reliability.md, "The ledger"): a TCP proxy between brokers and PostgreSQL that a test switches
  * between `pass`, `refuse` (new connections are reset, open ones cut: PostgreSQL is down) and `blackhole`
  * (bytes accepted and dropped, no reset: a silent network loss). No root privileges needed.
  *

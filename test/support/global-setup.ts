@@ -1,5 +1,5 @@
 /**
- * One embedded PostgreSQL per test run (style.md 3.11): started in a temporary directory, a template
+ * One embedded PostgreSQL per test run (docs/conventions.md, "Tests"): started in a temporary directory, a template
  * database built by our own schema-apply code, and its connection handed to the test files, which clone
  * their own database from the template.
  */

@@ -1,5 +1,5 @@
 /**
- * The ledger of reliability.md section 2: every push and every delivery by id, and a checker that reports
+ * The ledger of docs/reliability.md, "The ledger": every push and every delivery by id, and a checker that reports
  * lists of ids (never only counts): lost, unexpected, delivered twice after a confirmed ack, and order
  * inversions per (group, partition).
  *

@@ -1,5 +1,5 @@
 /**
- * Brokers on loopback sharing one database and meshed together (reliability.md T7): each gets its own
+ * Brokers on loopback sharing one database and meshed together (docs/reliability.md, "Hazards"): each gets its own
  * mesh port, the same peer list (itself included) and the same secret.
  */
 import { createServer } from 'node:net'

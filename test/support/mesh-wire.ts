@@ -1,6 +1,6 @@
 /**
- * A hand-driven mesh peer for protocol tests: raw TCP sockets and the wire format of operations.md 11.3-11.4
- * written byte by byte, so a test can send what a real broker never would (forged MACs, replays, skipped
+ * A hand-driven mesh peer for protocol tests: raw TCP sockets and the wire format of docs/operations.md, "Frames" and
+ * "Handshake" written byte by byte, so a test can send what a real broker never would (forged MACs, replays, skipped
  * sequence numbers, reflected frames, giant length prefixes, half frames).
  */
 import { connect, createServer, type Server, type Socket } from 'node:net'

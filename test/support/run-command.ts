@@ -1,8 +1,8 @@
 /**
  * Runs a queenctl command in this process, as oclif would run it from `bin/run.js`, with stdout, stderr
- * and the exit code captured (style.md 3.11: commands against a real in-process broker). stdout and stdin
- * are not terminals (as under a pipe), the environment holds only what the test gives plus a contexts
- * path that does not exist, and everything is restored afterwards.
+ * and the exit code captured (docs/conventions.md, "Tests": commands against a real in-process broker). stdout and
+ * stdin are not terminals (as under a pipe), the environment holds only what the test gives plus a contexts path that
+ * does not exist, and everything is restored afterwards.
  */
 import { Config, type Command } from '@oclif/core'
 import { REPO_ROOT } from './cli-harness.js'

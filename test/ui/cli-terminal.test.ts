@@ -1,9 +1,9 @@
 /**
- * The CLI under a real terminal (cli.md section 6 and issue 17): the built CLI (`node bin/run.js`, after
- * `npm run build`) runs in a detached tmux session of its own against an in-process broker. A destructive
- * verb without --yes asks on the terminal: `maintenance on` takes y/N (both answers, the flag read back
- * from the broker), `queue delete` wants the queue's name typed. `apply -f` shows listr2 steps on the
- * terminal and plain lines when piped, and the queues it configured are checked on the broker.
+ * The CLI under a real terminal (docs/cli.md, "Destructive verbs" and issue 17): the built CLI (`node bin/run.js`,
+ * after `npm run build`) runs in a detached tmux session of its own against an in-process broker. A destructive verb
+ * without --yes asks on the terminal: `maintenance on` takes y/N (both answers, the flag read back from the broker),
+ * `queue delete` wants the queue's name typed. `apply -f` shows listr2 steps on the terminal and plain lines when
+ * piped, and the queues it configured are checked on the broker.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

@@ -1,6 +1,6 @@
 /**
- * The keys of `queenctl top` (cli.md 9.7) on a real broker: pane switching, drill-in and back, sort and
- * reverse, the name filter, pause, the interval, help, and the maintenance toggles with their y/n question,
+ * The keys of `queenctl top` (docs/cli.md, "The top dashboard") on a real broker: pane switching, drill-in and back,
+ * sort and reverse, the name filter, pause, the interval, help, and the maintenance toggles with their y/n question,
  * checked on the broker's own flags (GET /api/v1/system/maintenance).
  */
 import { render } from 'ink-testing-library'

@@ -1,5 +1,5 @@
 /**
- * The auth hook (an onRequest hook, operations.md 9): decided on the routed path
+ * The auth hook (an onRequest hook, docs/operations.md, "Authentication"): decided on the routed path
  * (`request.routeOptions.url`), so `..`, `//` and percent-encoding cannot dodge it. Public routes and
  * `JWT_SKIP_PATHS` pass; every other route needs a valid bearer token (401) whose role reaches the route's
  * class in the route table (403). Sets `request.identity`.
@@ -10,7 +10,7 @@ import { classOfRole } from './roles.js'
 import { isSkipPath } from './skip-paths.js'
 import type { AuthFailureReason } from '../observe/auth-failure-reasons.js'
 
-/** Answers a refused request (401 or 403) with the shapes of http-api.md 2.8, and counts it. */
+/** Answers a refused request (401 or 403) with the shapes of docs/http-api.md, "Auth classes", and counts it. */
 export async function refuse(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -1,11 +1,11 @@
 /**
- * Who a request acts for, once the auth hook has verified its token (operations.md section 9): set on
+ * Who a request acts for, once the auth hook has verified its token (docs/operations.md, "Authentication"): set on
  * every request when JWT_ENABLED=true and the route is not public, null otherwise. The tenancy hook reads
  * `claims` to bind a tenant to its token (QUEEN_TENANCY_CLAIM), and pushes record `sub` as producerSub.
  */
 import type { FastifyRequest } from 'fastify'
 
-/** The roles of operations.md 9.3, highest first. */
+/** The roles of docs/operations.md, "Claims and roles", highest first. */
 export type Role = 'admin' | 'read-write' | 'read-only'
 
 /** A verified token. */
@@ -25,7 +25,10 @@ declare module 'fastify' {
   }
 }
 
-/** What stored messages record as `producerSub` (operations.md 9.5): the token's `sub`, null without auth. */
+/**
+ * What stored messages record as `producerSub` (docs/operations.md, "Producer identity"): the token's `sub`, null
+ * without auth.
+ */
 export function producerSubOf(request: FastifyRequest): string | null {
   return request.identity?.sub ?? null
 }

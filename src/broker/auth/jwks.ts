@@ -1,5 +1,5 @@
 /**
- * The JWKS key set (operations.md 9.2). jose's `createRemoteJWKSet` measures its cooldown from the last
+ * The JWKS key set (docs/operations.md, "JWKS"). jose's `createRemoteJWKSet` measures its cooldown from the last
  * successful fetch and drops the keys when a refresh fails, so a failing endpoint would turn a flood of
  * unknown `kid`s into a flood of fetches and lock every caller out. This cache keeps the last good set and
  * makes at most one fetch per cooldown, successful or not; jose's local key set selects and imports keys.

@@ -1,8 +1,8 @@
 /**
  * The keys tokens are verified with, built once at boot from `JWT_ALGORITHM`, `JWT_SECRET`,
- * `JWT_PUBLIC_KEY` and `JWT_JWKS_URL` (operations.md 9.1). The accepted algorithms are pinned per key
- * type: HS256 only with a secret, RS256 or EdDSA only with a public key or JWKS, so `alg: none` or an
- * HS256 token "signed" with the RSA public key never verifies. A key the broker cannot use stops the boot.
+ * `JWT_PUBLIC_KEY` and `JWT_JWKS_URL` (docs/operations.md, "Token verification"). The accepted algorithms are pinned
+ * per key type: HS256 only with a secret, RS256 or EdDSA only with a public key or JWKS, so `alg: none` or an HS256
+ * token "signed" with the RSA public key never verifies. A key the broker cannot use stops the boot.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { importSPKI, type CryptoKey } from 'jose'

@@ -1,6 +1,6 @@
 /**
- * Roles from a verified token (operations.md 9.3): the string claim (`JWT_ROLES_CLAIM`) and the array claim
- * (`JWT_ROLES_ARRAY_CLAIM`) are both read and the highest recognised role wins. A claim of the wrong type
+ * Roles from a verified token (docs/operations.md, "Claims and roles"): the string claim (`JWT_ROLES_CLAIM`) and the
+ * array claim (`JWT_ROLES_ARRAY_CLAIM`) are both read and the highest recognised role wins. A claim of the wrong type
  * counts as no role, so a malformed token is never widened.
  */
 import type { AuthConfig } from '../config/broker-config.js'

@@ -1,8 +1,8 @@
 /**
- * The one table of routes (http-api.md section 3): for every route the broker serves, its auth class
- * (operations.md 9.3) and its tenancy scope (operations.md 14.1). The auth hook and the tenancy gate both
- * read it, and a test walks every registered route of a real broker against it, so a new route cannot be
- * left unclassified. A route missing from the table is treated as `admin` (fail closed).
+ * The one table of routes (docs/http-api.md, "Route table"): for every route the broker serves, its auth class
+ * (docs/operations.md, "Claims and roles") and its tenancy scope (docs/operations.md, "Tenancy"). The auth hook and the
+ * tenancy gate both read it, and a test walks every registered route of a real broker against it, so a new route cannot
+ * be left unclassified. A route missing from the table is treated as `admin` (fail closed).
  */
 
 /** Who may call a route: public < read < write < admin. */
@@ -50,7 +50,7 @@ const ROWS: readonly Row[] = [
   ['GET', '/api/v1/resources/namespaces', 'read'], // 17
   ['GET', '/api/v1/resources/tasks', 'read'], // 18
   ['GET', '/api/v1/resources/overview', 'read'], // 19
-  ['GET', '/api/v1/resources/partitions', 'read'], // ours: JS Admin.getPartitions (http-api.md 14 still lists it as not served)
+  ['GET', '/api/v1/resources/partitions', 'read'], // ours: JS Admin.getPartitions (the reference broker answers 404)
   ['DELETE', '/api/v1/queues/:queue/clear', 'admin'], // 20
   ['GET', '/api/v1/messages', 'read'], // 21
   ['GET', '/api/v1/messages/:partitionId/:transactionId', 'read'], // 22

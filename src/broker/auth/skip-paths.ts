@@ -1,8 +1,8 @@
 /**
- * `JWT_SKIP_PATHS` (operations.md 9.4). An entry matches a request whose path equals it exactly or, for an
- * entry ending in `/` other than `/` itself, a route under it. The decision uses the route fastify chose,
- * so `/health/../api/v1/push`, `//api/v1/push` or percent-encoded tricks never borrow an exemption: they
- * route to a protected handler (which is then checked) or to a 404.
+ * `JWT_SKIP_PATHS` (docs/operations.md, "Skip paths"). An entry matches a request whose path equals it exactly or, for
+ * an entry ending in `/` other than `/` itself, a route under it. The decision uses the route fastify chose, so
+ * `/health/../api/v1/push`, `//api/v1/push` or percent-encoded tricks never borrow an exemption: they route to a
+ * protected handler (which is then checked) or to a 404.
  */
 
 /**

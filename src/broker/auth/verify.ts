@@ -1,9 +1,9 @@
 /**
- * Token verification (operations.md 9.1 and 9.3): the `Authorization: Bearer` header, the signature with
- * the pinned algorithms and keys, `exp`/`nbf`/`iat` with the clock skew, `iss`/`aud`, then the role. Every
- * failure maps to one of the 401 messages of http-api.md 2.8 and a reason label for
- * `queen_auth_failures_total`. The key is chosen by the broker, never by the token: `jku`, `x5u` and an
- * embedded `jwk` are not read.
+ * Token verification (docs/operations.md, "Token verification" and "Claims and roles"): the `Authorization: Bearer`
+ * header, the signature with the pinned algorithms and keys, `exp`/`nbf`/`iat` with the clock skew, `iss`/`aud`, then
+ * the role. Every failure maps to one of the 401 messages of docs/http-api.md, "Auth classes" and a reason label for
+ * `queen_auth_failures_total`. The key is chosen by the broker, never by the token: `jku`, `x5u` and an embedded `jwk`
+ * are not read.
  */
 import { errors, jwtVerify, type CryptoKey, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose'
 import type { AuthConfig } from '../config/broker-config.js'

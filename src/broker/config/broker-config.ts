@@ -1,7 +1,7 @@
 /**
  * The broker's configuration as the rest of the broker sees it: one validated, deeply frozen BrokerConfig
- * (operations.md sections 1 and 2). Parts take the slice they need (`Pick<BrokerConfig, ...>`); every
- * default lives in the variable table (variables.ts), never downstream.
+ * (docs/configuration.md, "How configuration is read" and "Variables"). Parts take the slice they need
+ * (`Pick<BrokerConfig, ...>`); every default lives in the variable table (variables.ts), never downstream.
  */
 import type { EnumValue } from './variables.js'
 
@@ -12,7 +12,7 @@ export type JwtAlgorithm = EnumValue<'JWT_ALGORITHM'>
 /** `DEFAULT_SUBSCRIPTION_MODE` values (`new-only` means the same as `new`). */
 export type SubscriptionMode = EnumValue<'DEFAULT_SUBSCRIPTION_MODE'>
 
-/** PostgreSQL connection settings (operations.md 2.3). */
+/** PostgreSQL connection settings (docs/configuration.md, "PostgreSQL connection"). */
 export interface PgConfig {
   /** External server host (`PG_HOST`); unset means the embedded server. */
   readonly host?: string
@@ -44,7 +44,7 @@ export interface PgConfig {
   readonly keepalivesIdleSeconds: number
 }
 
-/** Re-check schedule of parked pops (operations.md 2.4). */
+/** Re-check schedule of parked pops (docs/configuration.md, "Pop waiting"). */
 export interface PopWaitConfig {
   /** First re-check interval, ms (`POP_WAIT_INITIAL_INTERVAL_MS`); default 100. */
   readonly initialIntervalMs: number
@@ -56,7 +56,7 @@ export interface PopWaitConfig {
   readonly maxIntervalMs: number
 }
 
-/** Disk spool (operations.md 2.5 and 7). */
+/** Disk spool (docs/configuration.md, "Spool"; docs/operations.md, "The disk spool"). */
 export interface SpoolConfig {
   /** Directory (`FILE_BUFFER_DIR`); default `/var/lib/queen/buffers` on Linux, `<tmp>/queen/buffers` elsewhere. */
   readonly dir: string
@@ -70,7 +70,7 @@ export interface SpoolConfig {
   readonly maxBytes: number
 }
 
-/** Background jobs and convergence (operations.md 2.6). */
+/** Background jobs and convergence (docs/configuration.md, "Background jobs and convergence"). */
 export interface JobsConfig {
   /** Retention cycle, ms (`RETENTION_INTERVAL`); default 300000. */
   readonly retentionIntervalMs: number
@@ -96,7 +96,7 @@ export interface JobsConfig {
   readonly stateRefreshMs: number
 }
 
-/** The mesh between replicas (operations.md 2.7 and 11). */
+/** The mesh between replicas (docs/configuration.md, "Mesh"; docs/operations.md, "The mesh"). */
 export interface MeshConfig {
   /** TCP port, bound only with peers (`QUEEN_MESH_PORT`, alias `QUEEN_UDP_NOTIFY_PORT`); default 6633. */
   readonly port: number
@@ -114,7 +114,7 @@ export interface MeshConfig {
   readonly deadThresholdMs: number
 }
 
-/** JWT authentication (operations.md 2.8 and 9). */
+/** JWT authentication (docs/configuration.md, "Authentication (JWT)"; docs/operations.md, "Authentication"). */
 export interface AuthConfig {
   /** Master switch (`JWT_ENABLED`); default false. */
   readonly enabled: boolean
@@ -153,7 +153,7 @@ export interface AuthConfig {
   readonly roles: { readonly admin: string; readonly readWrite: string; readonly readOnly: string }
 }
 
-/** Multi-tenancy (operations.md 2.10 and 14). */
+/** Multi-tenancy (docs/configuration.md, "Tenancy"; docs/operations.md, "Tenancy"). */
 export interface TenancyConfig {
   /** Tenant header name as written (`QUEEN_TENANCY_HEADER`; Node lowercases incoming names); unset = single tenant. */
   readonly header?: string
@@ -161,7 +161,7 @@ export interface TenancyConfig {
   readonly claim?: string
 }
 
-/** Logs and metrics (operations.md 2.11). */
+/** Logs and metrics (docs/configuration.md, "Logs and metrics"). */
 export interface LogConfig {
   /** Level (`LOG_LEVEL`, `--log-level`); default `info`. */
   readonly level: LogLevel

@@ -1,4 +1,7 @@
-/** The effective-configuration block logged at boot and printed by `serve --print-config` (operations.md 4.1). */
+/**
+ * The effective-configuration block logged at boot and printed by `serve --print-config` (docs/operations.md, "The
+ * effective configuration").
+ */
 import type { BrokerConfig } from './broker-config.js'
 import { encryptionKeyId } from '../../platform/config/key-format.js'
 import { redactSecret } from '../../platform/config/resolve-variables.js'
@@ -13,7 +16,10 @@ export interface EffectiveConfigExtras {
   readonly nodeVersion?: string
   /** Process id; default `process.pid`. */
   readonly pid?: number
-  /** The spool directory actually in use, when known (after the fallback of operations.md 7.1). */
+  /**
+   * The spool directory actually in use, when known (after the fallback of docs/operations.md, "Spool directory and
+   * fallback").
+   */
   readonly spool?: { readonly dir: string; readonly fallback: boolean }
 }
 
@@ -41,7 +47,7 @@ const line = (area: string, pairs: Record<string, FieldValue>) => `config: ${are
 
 /**
  * The `config: spool` line. The block is logged before the spool opens, so the spool part logs this line
- * again with the directory in use when it had to fall back (operations.md 7.1).
+ * again with the directory in use when it had to fall back (docs/operations.md, "Spool directory and fallback").
  */
 export function spoolConfigLine(spool: BrokerConfig['spool'], inUse?: EffectiveConfigExtras['spool']): string {
   return line('spool', {

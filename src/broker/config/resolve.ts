@@ -98,7 +98,7 @@ function crossCheck(
           : !hasPublic && 'JWT_PUBLIC_KEY or JWT_JWKS_URL'
     if (needs) problems.push(`config error: JWT_ENABLED=true with JWT_ALGORITHM=${v.JWT_ALGORITHM} needs ${needs}`)
   }
-  // The claim binds the tenant header to the token (operations.md 14.1): it needs both.
+  // The claim binds the tenant header to the token (docs/operations.md, "Tenancy"): it needs both.
   if (parsed('JWT_ENABLED', 'QUEEN_TENANCY_HEADER') && v.QUEEN_TENANCY_CLAIM !== undefined) {
     const missing = [
       !v.JWT_ENABLED && 'JWT_ENABLED=true',
@@ -109,7 +109,8 @@ function crossCheck(
       problems.push(`config error: QUEEN_TENANCY_CLAIM=${v.QUEEN_TENANCY_CLAIM} needs ${needs.join(' and ')}`)
     }
   }
-  // Warnings the spec asks for at boot (operations.md 9.1, 11.6, 13.4, 2.12); `env check` shows them too.
+  // Warnings the spec asks for at boot (docs/operations.md, "Token verification", "Open mode" and "TLS to PostgreSQL";
+  // docs/configuration.md, "Test only"); `env check` shows them too.
   if (parsed('PG_USE_SSL', 'PG_SSL_REJECT_UNAUTHORIZED') && v.PG_USE_SSL && !v.PG_SSL_REJECT_UNAUTHORIZED) {
     warnings.push('config: PG_SSL_REJECT_UNAUTHORIZED=false: TLS to PostgreSQL is encrypted but not verified')
   }

@@ -1,5 +1,5 @@
-// The one table of the broker's environment variables (operations.md section 2, style.md 3.6).
-// Parsing, the frozen BrokerConfig, the effective-config block, `env list` and `env check` all derive
+// The one table of the broker's environment variables (docs/configuration.md, "Variables", docs/conventions.md,
+// "Configuration"). Parsing, the frozen BrokerConfig, the effective-config block, `env list` and `env check` all derive
 // from it (see resolve.ts); a default is written here and nowhere else.
 import path from 'node:path'
 import {
@@ -22,7 +22,7 @@ const MAX_TIMER_S = 2_147_483
 const MAX_DAYS = 36_500
 const MAX_COUNT = 1_000_000
 // A spool record length is an unsigned 32-bit field bounded by QUEEN_MAX_BODY_BYTES + 64 KiB
-// (operations.md 7.2), so the body limit must leave that headroom inside 2^32 - 1.
+// (docs/operations.md, "Spool record format"), so the body limit must leave that headroom inside 2^32 - 1.
 const MAX_BODY_BYTES = 4_294_967_295 - 65_536
 
 /** Default `QUEEN_DATA_DIR`. As root the embedded PostgreSQL runs as an unprivileged user that cannot enter `/root`. */
@@ -35,7 +35,7 @@ export function defaultSpoolDir(host: HostFacts): string {
   return host.platform === 'linux' ? '/var/lib/queen/buffers' : path.join(host.tmpdir, 'queen', 'buffers')
 }
 
-/** Every broker variable of operations.md sections 2.1 to 2.12, in the spec's order. */
+/** Every broker variable, in the order docs/configuration.md lists them (it is generated from this table). */
 export const VARIABLES = [
   // 2.1 Server
   int('PORT', 6632, 0, 65535, 'HTTP port (0 picks a free port)'),
@@ -184,8 +184,9 @@ const ENGINE_OPERATION_TYPES = ['PUSH', 'POP', 'ACK', 'TRANSACTION', 'RENEW_LEAS
 const ENGINE_OPERATION_KNOBS = ['PREFERRED_BATCH_SIZE', 'MAX_HOLD_MS', 'MAX_BATCH_SIZE', 'MAX_CONCURRENT'] as const
 
 /**
- * C++-engine tuning variables (operations.md 2.13): accepted so existing manifests keep working, and
- * ignored. The `QUEEN_<TYPE>_*` patterns are expanded; `QUEEN_VEGAS_*` is in {@link IGNORED_VARIABLE_PREFIXES}.
+ * C++-engine tuning variables (docs/configuration.md, "Accepted and ignored"): accepted so existing manifests keep
+ * working, and ignored. The `QUEEN_<TYPE>_*` patterns are expanded; `QUEEN_VEGAS_*` is in {@link
+ * IGNORED_VARIABLE_PREFIXES}.
  */
 export const IGNORED_VARIABLES: readonly string[] = [
   'NUM_WORKERS',
@@ -226,8 +227,9 @@ export function isIgnoredVariable(name: string): boolean {
 }
 
 /**
- * Variables read by the other `queenctl` commands, not the broker (operations.md 2.14, cli.md 3): known,
- * so a broker sharing their environment does not warn about them.
+ * Variables read by the other `queenctl` commands, not the broker (docs/configuration.md, "Variables of the other
+ * commands", docs/cli.md, "Contexts and credentials"): known, so a broker sharing their environment does not warn about
+ * them.
  */
 export const CLI_VARIABLES: readonly string[] = [
   'QUEEN_SERVER',

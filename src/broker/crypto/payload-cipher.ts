@@ -1,10 +1,10 @@
 /**
- * Payload encryption at rest (semantics.md section 9, operations.md section 10): AES-256-GCM with a random
- * 12-byte IV per message and a 16-byte tag. The additional authenticated data binds a ciphertext to the
- * message it belongs to (tenant, queue, partition, transaction id), so a ciphertext copied onto another
- * message fails authentication. The stored form is `{"encrypted", "iv", "authTag", "kid"}` (base64, and the
- * key id: the first 16 hex characters of the key's SHA-256), so a payload written with another key is
- * recognised by its key id without trying to decrypt it.
+ * Payload encryption at rest (docs/semantics.md, "Encryption at rest", docs/operations.md, "Encryption at rest"):
+ * AES-256-GCM with a random 12-byte IV per message and a 16-byte tag. The additional authenticated data binds a
+ * ciphertext to the message it belongs to (tenant, queue, partition, transaction id), so a ciphertext copied onto
+ * another message fails authentication. The stored form is `{"encrypted", "iv", "authTag", "kid"}` (base64, and the key
+ * id: the first 16 hex characters of the key's SHA-256), so a payload written with another key is recognised by its key
+ * id without trying to decrypt it.
  *
  * Two distinct failures: {@link KeyUnavailableError} (no key here, or the payload names another key: a
  * misconfiguration, never the message's fault) and {@link DecryptionFailedError} (same key id, but the

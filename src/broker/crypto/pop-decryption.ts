@@ -1,5 +1,5 @@
 /**
- * Encrypted payloads on the pop path (semantics.md 9.4, http-api.md 4.2).
+ * Encrypted payloads on the pop path (docs/semantics.md, "Pops without a usable key", docs/http-api.md, "Pop answer").
  *
  * No usable key (none configured, or the payload names another key id): detected inside the pop statement
  * itself (queen.require_payload_key, message-pop.sql), which then fails as a whole, so the pop leases
@@ -26,7 +26,10 @@ export function isKeyUnavailableError(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === KEY_UNAVAILABLE_SQLSTATE
 }
 
-/** The error of a pop on a queue whose payloads this broker cannot decrypt (semantics.md 9.4). */
+/**
+ * The error of a pop on a queue whose payloads this broker cannot decrypt (docs/semantics.md, "Pops without a usable
+ * key").
+ */
 export function keyUnavailableError(queue: string): string {
   return `encryption key unavailable for queue '${queue}'`
 }

@@ -1,11 +1,11 @@
 /**
- * Payloads on the read routes (semantics.md 9.2): message get (http-api.md 7.2), DLQ listing (7.6) and
- * traces by name (7.7) answer plaintext. Decryption follows the row's `is_encrypted` flag, never the
- * payload's shape. When a payload cannot be decrypted the route answers `null` with the reason next to it
- * (`payloadError` for message get, `dataError` for the DLQ, `message_payload_error` for traces): `encryption
- * key unavailable` (no key, or another key id), or `decryption failed: ...` for a ciphertext that does not
- * authenticate. Reads never dead-letter and never count encryption failures: those belong to the data plane
- * (a listing shown twice must not count a tampered row twice).
+ * Payloads on the read routes (docs/semantics.md, "Where payloads are decrypted"): message get (docs/http-api.md, "Get
+ * a message"), DLQ listing ("List the dead-letter queue") and traces by name ("Read traces") answer plaintext.
+ * Decryption follows the row's `is_encrypted` flag, never the payload's shape. When a payload cannot be decrypted the
+ * route answers `null` with the reason next to it (`payloadError` for message get, `dataError` for the DLQ,
+ * `message_payload_error` for traces): `encryption key unavailable` (no key, or another key id), or `decryption failed:
+ * ...` for a ciphertext that does not authenticate. Reads never dead-letter and never count encryption failures: those
+ * belong to the data plane (a listing shown twice must not count a tampered row twice).
  */
 import {
   DecryptionFailedError,
@@ -25,7 +25,7 @@ export interface MessageRowNames {
   transaction_id: string
 }
 
-/** The identity a row's ciphertext is bound to (semantics.md 9.1). */
+/** The identity a row's ciphertext is bound to (docs/semantics.md, "Encryption: what and how"). */
 export function rowIdentity(tenant: string, row: MessageRowNames): PayloadIdentity {
   return { tenant, queue: row.queue_name, partition: row.partition_name, transactionId: row.transaction_id }
 }

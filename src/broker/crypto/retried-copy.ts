@@ -1,9 +1,9 @@
 /**
- * Retry of a dead letter whose original retention already deleted (http-api.md 7.4): the DLQ payload copy
- * is stored again as a new message with a new transaction id. An encrypted copy is bound to the old
- * transaction id (semantics.md 9.1), so it is sealed again for the new one inside the retry's transaction,
- * before any pop can see it. Without a usable key the retry is refused (409) and rolled back: the entry
- * stays in the DLQ, rather than becoming a message no pop could ever decrypt.
+ * Retry of a dead letter whose original retention already deleted (docs/http-api.md, "Retry a message"): the DLQ
+ * payload copy is stored again as a new message with a new transaction id. An encrypted copy is bound to the old
+ * transaction id (docs/semantics.md, "Encryption: what and how"), so it is sealed again for the new one inside the
+ * retry's transaction, before any pop can see it. Without a usable key the retry is refused (409) and rolled back: the
+ * entry stays in the DLQ, rather than becoming a message no pop could ever decrypt.
  */
 import type pg from 'pg'
 import { executeQuery, runQuery } from '../db/run-query.js'

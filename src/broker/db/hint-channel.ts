@@ -1,9 +1,9 @@
 /**
- * Hints between replicas through PostgreSQL (operations.md 11.8): every broker LISTENs on `queen_hints`
- * on a dedicated connection (re-established on loss, followed by a full re-read of flags and a cache
- * flush) and publishes POP_WAKE, maintenance and CONFIG_INVALIDATE hints there, coalesced to at most one
- * notification every 25 ms, outside the push transactions. Its own notifications are ignored on receipt.
- * A hint only triggers a re-check; PostgreSQL decides.
+ * Hints between replicas through PostgreSQL (docs/operations.md, "Hints through PostgreSQL"): every broker LISTENs on
+ * `queen_hints` on a dedicated connection (re-established on loss, followed by a full re-read of flags and a cache
+ * flush) and publishes POP_WAKE, maintenance and CONFIG_INVALIDATE hints there, coalesced to at most one notification
+ * every 25 ms, outside the push transactions. Its own notifications are ignored on receipt. A hint only triggers a
+ * re-check; PostgreSQL decides.
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
@@ -59,7 +59,7 @@ export class HintChannel {
   private pendingOther: Hint[] = []
   private flushTimer: NodeJS.Timeout | undefined
   private reconnectTimer: NodeJS.Timeout | undefined
-  /** Test hook: when true nothing is published (reliability.md: notify.disabled). */
+  /** Test hook: when true nothing is published (docs/reliability.md: notify.disabled). */
   disabled = false
 
   constructor(config: pg.ClientConfig, publisher: pg.Pool, log: Logger) {

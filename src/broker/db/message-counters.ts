@@ -1,4 +1,7 @@
-/** The status counters of messages (semantics.md 8.4) as the queue, status and overview statements name them. */
+/**
+ * The status counters of messages (docs/semantics.md, "Status counters") as the queue, status and overview statements
+ * name them.
+ */
 
 /** Messages by status, summed over the partitions a row covers. */
 export interface MessageCountersRow {

@@ -1,5 +1,5 @@
 /**
- * The ack path (semantics.md section 6): validated acks -> group commit -> per batch, queen.ack_leases_drained()
+ * The ack path (docs/semantics.md, "Ack"): validated acks -> group commit -> per batch, queen.ack_leases_drained()
  * for whole leases acked as completed and one queen.ack_messages() call for everything else -> one result
  * per item -> wake-ups for released leases. Same isolation rules as pushes:
  * deadlocks retried in place, an outage reported to every request, any other batch failure retried
@@ -30,7 +30,7 @@ export interface AckItem {
 /** An acknowledgement with the tenant it acts for: a partition of another tenant answers "not found". */
 type TenantAckItem = AckItem & { tenant: string }
 
-/** The result of one acknowledgement (http-api.md 4.4, before wire naming). */
+/** The result of one acknowledgement (docs/http-api.md, "Ack result", before wire naming). */
 export interface AckOutcome {
   transactionId: string
   success: boolean

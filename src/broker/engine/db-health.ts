@@ -1,7 +1,7 @@
 /**
- * Whether PostgreSQL is believed reachable (operations.md 7.3): the first outage-class failure marks it
- * down, so later pushes go straight to the spool instead of waiting for a connection, and a probe every
- * second marks it up again, which starts spool replay.
+ * Whether PostgreSQL is believed reachable (docs/operations.md, "When a push is spooled"): the first outage-class
+ * failure marks it down, so later pushes go straight to the spool instead of waiting for a connection, and a probe
+ * every second marks it up again, which starts spool replay.
  */
 import type { Logger } from 'pino'
 import type { HealthProbe } from '../../platform/postgres/health-probe.js'

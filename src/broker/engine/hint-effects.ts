@@ -1,8 +1,8 @@
 /**
- * What a hint from another replica does here (operations.md 11.7-11.8), whichever path it came by: a wake
- * re-checks matching parked pops, a maintenance flag is applied and then confirmed from PostgreSQL, an
- * invalidation drops cached queue options. The mesh and the PostgreSQL channel carry the same wakes, so a
- * wake whose mark was already seen from its origin is skipped: one re-check per wake, not one per path.
+ * What a hint from another replica does here (docs/operations.md, "Frame types" and "Hints through PostgreSQL"),
+ * whichever path it came by: a wake re-checks matching parked pops, a maintenance flag is applied and then confirmed
+ * from PostgreSQL, an invalidation drops cached queue options. The mesh and the PostgreSQL channel carry the same
+ * wakes, so a wake whose mark was already seen from its origin is skipped: one re-check per wake, not one per path.
  */
 import type { Hint } from '../db/hint-channel.js'
 import type { MaintenanceFlags } from './maintenance.js'

@@ -1,5 +1,5 @@
 /**
- * Maintenance mode (semantics.md section 11): push-maintenance sends every push to the spool and holds
+ * Maintenance mode (docs/semantics.md, "Maintenance mode"): push-maintenance sends every push to the spool and holds
  * replay; pop-maintenance answers pops 204 at once and parks long-polls until it ends (the pop engine
  * parks them with the other long-polls and re-checks them when it ends). Both flags live in
  * PostgreSQL: a change is written there first (refused when PostgreSQL is unreachable), applied locally,

@@ -1,7 +1,7 @@
 /**
- * Group commit for concurrent requests (DESIGN.md 2.5): requests that arrive while earlier batches are in
- * flight are folded into the next batch, so many concurrent pushes or acks cost few database round trips.
- * A lone request is not delayed: with a free slot it is flushed on the next turn of the event loop.
+ * Group commit for concurrent requests (docs/design.md, "Group commit"): requests that arrive while earlier batches are
+ * in flight are folded into the next batch, so many concurrent pushes or acks cost few database round trips. A lone
+ * request is not delayed: with a free slot it is flushed on the next turn of the event loop.
  */
 
 /** Runs one batch; must return one result per input, in order. */

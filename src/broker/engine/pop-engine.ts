@@ -1,8 +1,8 @@
 /**
- * The pop path (semantics.md section 4, http-api.md 4.2 and 5.2): resolves the queue and partition, runs
- * queen.pop_messages(), and parks long-polls in {@link PopWaiters} when nothing is deliverable or
- * pop-maintenance is on (semantics.md 11). It answers what it found ({@link PopOutcome}); the HTTP layer
- * renders the envelope.
+ * The pop path (docs/semantics.md, "Pop", docs/http-api.md, "Pop answer" and "Pop from a queue"): resolves the queue
+ * and partition, runs queen.pop_messages(), and parks long-polls in {@link PopWaiters} when nothing is deliverable or
+ * pop-maintenance is on (docs/semantics.md, "Maintenance mode"). It answers what it found ({@link PopOutcome}); the
+ * HTTP layer renders the envelope.
  */
 import type pg from 'pg'
 import { newUuidV7 } from '../ids.js'
@@ -146,7 +146,8 @@ export class PopEngine {
     // Parked from here on unless its first attempt runs: then from when that attempt found nothing.
     let parkedAt = Date.now()
     const parked = (outcome: PopOutcome): PopOutcome => ({ ...outcome, parkedMs: Date.now() - parkedAt })
-    // Parked through pop-maintenance, it answers 204 if that is still on at the end (semantics.md 11).
+    // Parked through pop-maintenance, it answers 204 if that is still on at the end (docs/semantics.md, "Maintenance
+    // mode").
     const ended = (): PopOutcome => parked(paused() ? { kind: 'paused' } : { kind: 'empty' })
     if (gone?.aborted) return ended()
     return new Promise<PopOutcome>((settle) => {
@@ -212,7 +213,8 @@ export class PopEngine {
       if (!Array.isArray(targets)) return targets
       let batch = request.batch
       let partitions = request.partition === null ? request.maxPartitions : 1
-      // Namespace/task pops visit queues by priority, then least recently served (semantics.md 4.9).
+      // Namespace/task pops visit queues by priority, then least recently served (docs/semantics.md, "Namespace and
+      // task pops").
       for (const target of targets) {
         if (batch <= 0 || partitions <= 0) break
         let found: PopRow[]
@@ -258,7 +260,8 @@ export class PopEngine {
         rows = opened.rows
       }
     } catch (error) {
-      // Data-plane rule: a database failure is a 200 with success:false, never a 5xx (http-api.md 2.6).
+      // Data-plane rule: a database failure is a 200 with success:false, never a 5xx (docs/http-api.md, "Status codes
+      // on the data plane").
       return { kind: 'final', outcome: { kind: 'refused', error: describeDbFailure(error) } }
     }
 

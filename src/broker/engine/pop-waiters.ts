@@ -1,5 +1,5 @@
 /**
- * Parked long-poll pops (semantics.md 4.7). Waiters with the same (tenant, queue, partition filter,
+ * Parked long-poll pops (docs/semantics.md, "Long-poll"). Waiters with the same (tenant, queue, partition filter,
  * group) share one re-check: on a wake, the oldest waiter tries its pop; if it got messages the next one
  * tries, and the first empty attempt ends the round, so thousands of waiters cost one query per key per
  * wake. Wakes come from local pushes, lease releases, hints from other replicas and a backoff timer

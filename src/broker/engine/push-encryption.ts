@@ -1,7 +1,7 @@
 /**
- * Encryption on the push side (semantics.md 3.6 and 9, operations.md 7.2 and 7.5): decides, item by item,
- * whether a payload is stored as ciphertext, and encrypts it before it reaches PostgreSQL or the spool.
- * Plaintext is never stored for an encrypted queue.
+ * Encryption on the push side (docs/semantics.md, "Encryption on push" and "Encryption at rest", docs/operations.md,
+ * "Spool record format" and "Spool replay"): decides, item by item, whether a payload is stored as ciphertext, and
+ * encrypts it before it reaches PostgreSQL or the spool. Plaintext is never stored for an encrypted queue.
  *
  * Three paths, three sources of truth:
  *
@@ -50,7 +50,7 @@ import type { QueueRegistry } from './queue-registry.js'
 import type { SpoolRecord } from '../spool/record-format.js'
 import { KeyUnavailableError, type PayloadCipher, type PayloadIdentity } from '../crypto/payload-cipher.js'
 
-/** The per-item refusal of a push to an encrypted queue on a broker without a key (semantics.md 9.3). */
+/** The per-item refusal of a push to an encrypted queue on a broker without a key (docs/semantics.md, "Refusals"). */
 export const ENCRYPTION_UNAVAILABLE = 'encryption unavailable: QUEEN_ENCRYPTION_KEY is not configured'
 
 /** A push item ready for PostgreSQL, or why it is refused. */
@@ -184,7 +184,7 @@ export class PushEncryption {
     try {
       return { payload: this.cipher!.encrypt(payloadText(item.payload), identityOf(tenant, item)) }
     } catch (error) {
-      // Never a plaintext fallback (semantics.md 9.3): the item fails.
+      // Never a plaintext fallback (docs/semantics.md, "Refusals"): the item fails.
       this.onEncryptFailure()
       return { error: `encryption failed: ${(error as Error).message}` }
     }

@@ -1,6 +1,6 @@
 /**
  * The push path: validated items -> group commit -> one queen.push_batch() call per batch -> per-item
- * outcomes -> wake-ups (semantics.md section 3).
+ * outcomes -> wake-ups (docs/semantics.md, "Push").
  *
  * Isolation: requests batched together share one statement. Validation at the edge keeps bad input out,
  * so a batch fails only on a database problem; a deadlock or serialization failure is retried in place,
@@ -165,8 +165,8 @@ export class PushEngine {
   }
 
   /**
-   * Encrypts what must be encrypted (semantics.md 3.6), stores the items through `submit`, and redoes once
-   * the items the push statement refused with `encryption_mismatch` (a stale cached setting): the queue is
+   * Encrypts what must be encrypted (docs/semantics.md, "Encryption on push"), stores the items through `submit`, and
+   * redoes once the items the push statement refused with `encryption_mismatch` (a stale cached setting): the queue is
    * read again and the items prepared again from their original payloads. `db`: the caller's transaction.
    */
   private async encryptAndStore(
@@ -275,7 +275,7 @@ export class PushEngine {
    * other's locks and run truly in parallel, while one lane's batches keep a partition's pushes in order.
    * A request spanning lanes is split, and its outcomes are put back in request order. A queue with a cap
    * (maxSize, maxPartitions) has one lane for all its partitions: the cap is decided in arrival order
-   * within one statement (semantics.md 3.1), and its statements lock the queue row anyway.
+   * within one statement (docs/semantics.md, "Auto-creation"), and its statements lock the queue row anyway.
    *
    * Small requests (fewer than SMALL_REQUEST_ITEMS items, no capped queue) go whole to one extra lane of
    * their own, whatever their partitions: split over the partition lanes, concurrent single pushes made

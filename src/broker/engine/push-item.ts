@@ -15,6 +15,9 @@ export interface PushItemInput {
 export interface PushItem extends PushItemInput {
   /** JWT `sub` of the producer, or null without auth. */
   producerSub: string | null
-  /** Set by the encryption step: `payload` is the ciphertext object of an encrypted queue (semantics.md 9). */
+  /**
+   * Set by the encryption step: `payload` is the ciphertext object of an encrypted queue (docs/semantics.md,
+   * "Encryption at rest").
+   */
   encrypted?: boolean
 }

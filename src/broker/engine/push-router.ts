@@ -1,8 +1,8 @@
 /**
- * Where each pushed item goes (operations.md 7.3): to PostgreSQL, or to the disk spool when push-maintenance
- * is on, when PostgreSQL is unreachable (an outage-class failure, not a data error), or when the item's
- * partition still has spooled records awaiting replay (so partition order holds across the outage). An item
- * that reaches neither is answered `failed` with `unavailable`, and the route turns that into 503.
+ * Where each pushed item goes (docs/operations.md, "When a push is spooled"): to PostgreSQL, or to the disk spool when
+ * push-maintenance is on, when PostgreSQL is unreachable (an outage-class failure, not a data error), or when the
+ * item's partition still has spooled records awaiting replay (so partition order holds across the outage). An item that
+ * reaches neither is answered `failed` with `unavailable`, and the route turns that into 503.
  */
 import { DatabaseUnavailableError } from '../../platform/postgres/pg-errors.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
@@ -40,7 +40,7 @@ export class PushRouter {
     this.parts = parts
   }
 
-  /** True when a transaction pushing to this partition must wait for the spool (semantics.md 7). */
+  /** True when a transaction pushing to this partition must wait for the spool (docs/semantics.md, "Transactions"). */
   partitionHasSpooled(tenant: string, queue: string, partition: string): boolean {
     return this.parts.spool?.hasPending(tenant, queue, partition) ?? false
   }
@@ -107,7 +107,8 @@ export class PushRouter {
     const stored = new Map<number, { encrypted: boolean; payload: unknown }>()
     for (const index of indexes) {
       const item = items[index]!
-      // Plaintext never reaches the disk for an encrypted queue (semantics.md 9.3, PushEncryption.forSpool).
+      // Plaintext never reaches the disk for an encrypted queue (docs/semantics.md, "Refusals",
+      // PushEncryption.forSpool).
       const decided = encryption.forSpool(tenant, item)
       if ('error' in decided) {
         outcomes[index] = { ...base(item), status: 'failed', error: decided.error }

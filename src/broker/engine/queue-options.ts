@@ -1,4 +1,4 @@
-/** Queue options (semantics.md 12.1): wire names, defaults and ranges, in one table. */
+/** Queue options (docs/semantics.md, "Options"): wire names, defaults and ranges, in one table. */
 import type { QueueRecord } from './queue-registry.js'
 
 /** An integer option's rule. */
@@ -41,7 +41,7 @@ export type QueueOptions = {
   -readonly [K in QueueOptionName]: (typeof QUEUE_OPTIONS)[K]['default'] extends boolean ? boolean : number
 }
 
-/** Keys older clients send that are reported as ignored, never stored (semantics.md 12.2). */
+/** Keys older clients send that are reported as ignored, never stored (docs/semantics.md, "Legacy keys"). */
 export const LEGACY_OPTION_KEYS = ['ttl', 'dlqAfterMaxRetries'] as const
 
 /** Every option at its default. */
@@ -70,7 +70,7 @@ export function queueOptionsOf(queue: QueueRecord): QueueOptions {
   }
 }
 
-/** The namespace and task an auto-created queue derives from its name (semantics.md 3.1). */
+/** The namespace and task an auto-created queue derives from its name (docs/semantics.md, "Auto-creation"). */
 export function derivedTags(queue: string): { namespace: string; task: string } {
   const parts = queue.split('.')
   return { namespace: parts[0] ?? queue, task: parts[1] ?? '' }

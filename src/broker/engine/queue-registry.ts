@@ -1,5 +1,5 @@
 /**
- * Cached queue options per (tenant, name), for at most QUEEN_STATE_REFRESH_MS (semantics.md 12.3).
+ * Cached queue options per (tenant, name), for at most QUEEN_STATE_REFRESH_MS (docs/semantics.md, "Option caches").
  * Configure and queue delete invalidate entries; decisions that must not be stale (encryption, caps) are
  * re-checked inside the push transaction, so the cache is only ever a hint.
  */

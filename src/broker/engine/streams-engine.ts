@@ -1,5 +1,5 @@
 /**
- * The server side of the streaming SDK (http-api.md section 13, semantics.md section 15): stream queries
+ * The server side of the streaming SDK (docs/http-api.md, "Streams", docs/semantics.md, "Streams"): stream queries
  * registered by name and guarded by a config hash, state rows per (query, source partition), and the
  * cycle that applies sink pushes, the source ack and state changes in one PostgreSQL transaction, with the
  * rules of `/push` and `/ack`.

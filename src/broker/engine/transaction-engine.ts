@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/transaction (semantics.md section 7): push and ack operations in one PostgreSQL transaction,
+ * POST /api/v1/transaction (docs/semantics.md, "Transactions"): push and ack operations in one PostgreSQL transaction,
  * all or nothing, with the same rules as the standalone routes. Required leases are locked and checked
  * first. A push already inside the dedup window reports `duplicate`, and an ack of a settled message
  * `alreadyAcked`, so resending a transaction whose answer was lost applies nothing twice.
@@ -14,7 +14,10 @@ import type { AckEngine, AckItem, AckListener } from './ack-engine.js'
 import type { PushEngine, PushListener } from './push-engine.js'
 import type { PushItem } from './push-item.js'
 
-/** What may refuse a transaction before it runs (semantics.md 7: transactions never overtake the spool). */
+/**
+ * What may refuse a transaction before it runs (docs/semantics.md, "Transactions": transactions never overtake the
+ * spool).
+ */
 export interface TransactionGuards {
   pushMaintenance(): boolean
   partitionHasSpooled(tenant: string, queue: string, partition: string): boolean
@@ -23,7 +26,7 @@ export interface TransactionGuards {
 /** One operation of a transaction, validated. */
 export type TransactionOperation = { type: 'push'; items: PushItem[] } | { type: 'ack'; item: AckItem }
 
-/** Per-op results on the wire (http-api.md 5.6). */
+/** Per-op results on the wire (docs/http-api.md, "Transaction"). */
 export type TransactionOpResult =
   | {
       index: number

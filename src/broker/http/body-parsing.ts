@@ -1,6 +1,6 @@
 /**
- * Request bodies (http-api.md 2.1): JSON with any `application/json` parameters, JSON when no content type
- * is given, an empty body read as `{}` whatever the content type, 415 for other content types, 400 for
+ * Request bodies (docs/http-api.md, "Request bodies"): JSON with any `application/json` parameters, JSON when no
+ * content type is given, an empty body read as `{}` whatever the content type, 415 for other content types, 400 for
  * unparsable JSON and for `__proto__` / `constructor.prototype` keys.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -13,7 +13,10 @@ export interface BodylessRouteConfig {
   ignoreBody?: boolean
 }
 
-/** Route options marking a route as reading no body (http-api.md 2.1: "Body on a route that reads none"). */
+/**
+ * Route options marking a route as reading no body (docs/http-api.md, "Request bodies": "Body on a route that reads
+ * none").
+ */
 export const IGNORE_BODY = { config: { ignoreBody: true } satisfies BodylessRouteConfig }
 
 function ignoresBody(request: FastifyRequest): boolean {

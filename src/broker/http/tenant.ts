@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { tenancyScopeOf } from '../auth/route-classes.js'
 
-/** A tenant name as the tenancy header must carry it (operations.md 14.1). */
+/** A tenant name as the tenancy header must carry it (docs/operations.md, "Tenancy"). */
 const TENANT_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 
 /** The configured tenancy header, lowercased as Node stores incoming names; undefined = single tenant. */
@@ -54,7 +54,7 @@ export async function tenancyGate(request: FastifyRequest, reply: FastifyReply):
 }
 
 /**
- * QUEEN_TENANCY_CLAIM (operations.md 14.1): the token's claim must equal the header, binding a tenant to its
+ * QUEEN_TENANCY_CLAIM (docs/operations.md, "Tenancy"): the token's claim must equal the header, binding a tenant to its
  * tokens. A request without a verified token (a route listed in JWT_SKIP_PATHS) cannot prove its tenant.
  */
 async function checkTenantClaim(request: FastifyRequest, reply: FastifyReply, header: string, tenant: string) {

@@ -1,10 +1,9 @@
 /**
- * The eviction cycle (semantics.md 10, EVICTION_INTERVAL): messages older than their queue's
- * maxWaitTimeSeconds that some known group (or no group at all) has not settled are deleted, after being
- * dead-lettered for each such group when the queue has deadLetterQueue: true; messages inside a live lease
- * wait for the lease to end. One advisory try-lock ("QUEN", "EVCT") per batch transaction elects the
- * replica that runs a cycle; batches of EVICTION_BATCH_SIZE loop until nothing is left or half the
- * interval has passed.
+ * The eviction cycle (docs/semantics.md, "Retention, eviction and cleanup", EVICTION_INTERVAL): messages older than
+ * their queue's maxWaitTimeSeconds that some known group (or no group at all) has not settled are deleted, after being
+ * dead-lettered for each such group when the queue has deadLetterQueue: true; messages inside a live lease wait for the
+ * lease to end. One advisory try-lock ("QUEN", "EVCT") per batch transaction elects the replica that runs a cycle;
+ * batches of EVICTION_BATCH_SIZE loop until nothing is left or half the interval has passed.
  */
 import { runQuery } from '../db/run-query.js'
 import {

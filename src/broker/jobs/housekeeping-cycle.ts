@@ -1,8 +1,8 @@
 /**
- * What the deleting housekeeping jobs (retention, eviction; semantics.md 10) share: the per-cycle election
- * by a PostgreSQL advisory try-lock, batches in their own transactions, the time budget (half the
- * interval), and the reports for metrics (`queen_job_runs_total`, `queen_retention_deleted_total`,
- * operations.md 12.1). The SQL is schema 010's.
+ * What the deleting housekeeping jobs (retention, eviction; docs/semantics.md, "Retention, eviction and cleanup")
+ * share: the per-cycle election by a PostgreSQL advisory try-lock, batches in their own transactions, the time budget
+ * (half the interval), and the reports for metrics (`queen_job_runs_total`, `queen_retention_deleted_total`,
+ * docs/operations.md, "Prometheus series"). The SQL is schema 010's.
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'
@@ -111,7 +111,7 @@ export async function withJobLock<T>(
   })
 }
 
-/** Checks a batch size or day count at construction time (style.md 3.9). */
+/** Checks a batch size or day count at construction time (docs/conventions.md, "Background jobs"). */
 export function checkSetting(job: string, name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new Error(`${job}: ${name} must be an integer >= ${min}`)
   return value
@@ -195,7 +195,7 @@ export async function runHousekeepingCycle(args: {
   log: Logger
   onDeleted?: (deletion: RetentionDeletion) => void
   onRun?: (run: JobRun) => void
-  /** True once the service is stopping: the cycle ends after its current batch (operations.md 5). */
+  /** True once the service is stopping: the cycle ends after its current batch (docs/operations.md, "Shutdown"). */
   stopping?: () => boolean
 }): Promise<CycleSummary> {
   const started = Date.now()

@@ -1,8 +1,8 @@
 /**
- * Expired-lease reclaim (semantics.md section 5): every QUEEN_LEASE_RECLAIM_INTERVAL_MS, count a failure
- * for every message delivered under an expired lease, dead-letter those past retryLimit, clear the lease
- * and wake parked pops of the queue. Rows another replica or a running pop holds are skipped (SKIP LOCKED),
- * so replicas can run it concurrently without an election.
+ * Expired-lease reclaim (docs/semantics.md, "Lease renewal and expiry"): every QUEEN_LEASE_RECLAIM_INTERVAL_MS, count a
+ * failure for every message delivered under an expired lease, dead-letter those past retryLimit, clear the lease and
+ * wake parked pops of the queue. Rows another replica or a running pop holds are skipped (SKIP LOCKED), so replicas can
+ * run it concurrently without an election.
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'

@@ -1,8 +1,8 @@
 /**
- * The per-minute metrics writer (operations.md 12.3): every METRICS_AGGREGATE_INTERVAL_S this replica writes
- * its in-memory per-minute counters (one row per minute and queue) and a process sample (one row per
- * minute) to PostgreSQL. Each replica writes only rows of its own server id, so it takes no lock. A failed
- * write gives the counters back, to be written by the next cycle.
+ * The per-minute metrics writer (docs/operations.md, "Per-minute metrics in PostgreSQL"): every
+ * METRICS_AGGREGATE_INTERVAL_S this replica writes its in-memory per-minute counters (one row per minute and queue) and
+ * a process sample (one row per minute) to PostgreSQL. Each replica writes only rows of its own server id, so it takes
+ * no lock. A failed write gives the counters back, to be written by the next cycle.
  */
 import { hostname } from 'node:os'
 import type pg from 'pg'

@@ -1,10 +1,10 @@
 /**
- * The retention cycle (semantics.md 10, RETENTION_INTERVAL): expired retention, completed retention, the
- * purges of dedup entries past their window, of day-old expired-lease records and of per-minute history
- * past METRICS_RETENTION_DAYS, the repair of cursors left below emptied ranges, and the cleanup of
- * inactive partitions (PARTITION_CLEANUP_DAYS). One advisory try-lock ("QUEN", "RETN") per batch
- * transaction elects the replica that runs a cycle; batches of RETENTION_BATCH_SIZE loop until nothing is
- * left or half the interval has passed.
+ * The retention cycle (docs/semantics.md, "Retention, eviction and cleanup", RETENTION_INTERVAL): expired retention,
+ * completed retention, the purges of dedup entries past their window, of day-old expired-lease records and of
+ * per-minute history past METRICS_RETENTION_DAYS, the repair of cursors left below emptied ranges, and the cleanup of
+ * inactive partitions (PARTITION_CLEANUP_DAYS). One advisory try-lock ("QUEN", "RETN") per batch transaction elects the
+ * replica that runs a cycle; batches of RETENTION_BATCH_SIZE loop until nothing is left or half the interval has
+ * passed.
  */
 import type pg from 'pg'
 import { runQuery } from '../db/run-query.js'

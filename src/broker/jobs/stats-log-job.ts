@@ -1,7 +1,7 @@
 /**
- * The periodic `rates` and `sizes` log blocks (operations.md 4.3), every QUEEN_LOG_STATS_INTERVAL_MS on
- * each replica (0 = off: the factory then creates no such job). Reads only memory: the interval counters,
- * the stats snapshot copy, the pool, the parked pops and the spool gauges.
+ * The periodic `rates` and `sizes` log blocks (docs/operations.md, "Rates and sizes"), every
+ * QUEEN_LOG_STATS_INTERVAL_MS on each replica (0 = off: the factory then creates no such job). Reads only memory: the
+ * interval counters, the stats snapshot copy, the pool, the parked pops and the spool gauges.
  */
 import type { Logger } from 'pino'
 import { ratesFields, sizesFields } from '../observe/log-blocks.js'

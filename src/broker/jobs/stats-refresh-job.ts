@@ -1,7 +1,7 @@
 /**
- * The stats cycle (semantics.md 10, STATS_INTERVAL_MS): recompute the stats snapshot under the cluster-wide
- * stats lock, then reload this replica's copy of it whether this replica or another one refreshed. The
- * refresh is one statement in its own transaction (queen.refresh_stats), never part of push, pop or ack.
+ * The stats cycle (docs/semantics.md, "Retention, eviction and cleanup", STATS_INTERVAL_MS): recompute the stats
+ * snapshot under the cluster-wide stats lock, then reload this replica's copy of it whether this replica or another one
+ * refreshed. The refresh is one statement in its own transaction (queen.refresh_stats), never part of push, pop or ack.
  */
 import type pg from 'pg'
 import type { Logger } from 'pino'

@@ -1,5 +1,5 @@
 /**
- * Splits a byte stream into frames (operations.md 11.3). The declared length is checked against the cap
+ * Splits a byte stream into frames (docs/operations.md, "Frames"). The declared length is checked against the cap
  * before anything is allocated for the body, so a 4 GiB prefix costs nothing but the close.
  */
 import { MAX_FRAME_BYTES } from './protocol.js'

@@ -1,8 +1,8 @@
 /**
- * One mesh connection, either side (operations.md 11.3-11.5): the HELLO handshake within its deadline,
- * then authenticated frames. The dialer sends (dialer-to-acceptor key); the acceptor reads. Anything the
- * dialer receives after the handshake must verify with the other direction's key, so a frame reflected back
- * to its sender fails. Every refusal closes the connection and says why.
+ * One mesh connection, either side (docs/operations.md, "Frames", "Handshake" and "Frame authentication"): the HELLO
+ * handshake within its deadline, then authenticated frames. The dialer sends (dialer-to-acceptor key); the acceptor
+ * reads. Anything the dialer receives after the handshake must verify with the other direction's key, so a frame
+ * reflected back to its sender fails. Every refusal closes the connection and says why.
  */
 import type { Socket } from 'node:net'
 import { FrameReader } from './frame-reader.js'

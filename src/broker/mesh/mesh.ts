@@ -1,5 +1,5 @@
 /**
- * The mesh of one broker (operations.md 11): listens for peers' connections and reads their frames,
+ * The mesh of one broker (docs/operations.md, "The mesh"): listens for peers' connections and reads their frames,
  * dials every configured peer and sends its own frames only there, redialing with jittered backoff. It
  * carries hints (wakes coalesced over 10 ms, maintenance flags, cache invalidation), heartbeats with a
  * round-trip time and every peer's stats. Inbound effects go to `onHint` and are never re-broadcast.
@@ -11,10 +11,10 @@ import { AUTH_FAILURES, CLOSE_TEXT, MeshSocket, type CloseReason, type MeshFrame
 import type { PeerAddress } from './peers.js'
 import { MAC_BYTES, MAX_FRAME_BYTES, SEQ_BYTES, type HelloIdentity } from './protocol.js'
 
-/** State of a configured peer as `mesh status` shows it (http-api.md section 10). */
+/** State of a configured peer as `mesh status` shows it (docs/http-api.md, "System"). */
 export type PeerState = 'connected' | 'connecting' | 'backoff' | 'self' | 'refused'
 
-/** The PEER_STATS body (operations.md 11.7). */
+/** The PEER_STATS body (docs/operations.md, "Frame types"). */
 export interface PeerStats {
   version: string
   parkedPops: number
@@ -55,7 +55,7 @@ export interface MeshOptions {
   timing?: Partial<MeshTiming>
 }
 
-/** The protocol's clocks (operations.md 11.2-11.4, 11.7). */
+/** The protocol's clocks (docs/operations.md, "Peers", "Frames", "Handshake" and "Frame types"). */
 export interface MeshTiming {
   handshakeTimeoutMs: number
   stallTimeoutMs: number
@@ -307,7 +307,7 @@ export class Mesh {
     })
   }
 
-  /** The `server_health` block of the shared-state stats (http-api.md section 12). */
+  /** The `server_health` block of the shared-state stats (docs/http-api.md, "Internal routes"). */
   health(now: number = Date.now()) {
     const views = this.peerViews(now).filter((view) => view.state !== 'self')
     return {

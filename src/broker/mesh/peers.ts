@@ -1,5 +1,5 @@
 /**
- * The peer list and the mesh's boot rules (operations.md 11.2 and 11.6): `host[:port]` entries with
+ * The peer list and the mesh's boot rules (docs/operations.md, "Peers" and "Open mode"): `host[:port]` entries with
  * `http://`, `https://` and a trailing `/` stripped, duplicates dropped, an unparsable entry refused; open
  * mode (no secret) only when the bind address and every peer are loopback, unless allowed.
  */
@@ -66,7 +66,10 @@ export function isLoopbackHost(host: string): boolean {
   return name === '::1' || name === '0:0:0:0:0:0:0:1' || name === '::ffff:127.0.0.1'
 }
 
-/** Whether the mesh runs at all (11.1): peers configured and `QUEEN_SYNC_ENABLED` not false. */
+/**
+ * Whether the mesh runs at all (docs/operations.md, "When the mesh runs"): peers configured and `QUEEN_SYNC_ENABLED`
+ * not false.
+ */
 export function meshWanted(config: Pick<BrokerConfig, 'mesh'>): boolean {
   return config.mesh.enabled && config.mesh.peers.length > 0
 }

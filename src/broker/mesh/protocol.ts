@@ -1,7 +1,7 @@
 /**
- * The mesh wire protocol (operations.md 11.3-11.5): length-prefixed frames, the HELLO challenge-response
- * and the per-direction keys that authenticate every later frame with a MAC over its sequence number.
- * Pure functions over buffers; the sockets live in mesh-socket.ts.
+ * The mesh wire protocol (docs/operations.md, "Frames", "Handshake" and "Frame authentication"): length-prefixed
+ * frames, the HELLO challenge-response and the per-direction keys that authenticate every later frame with a MAC over
+ * its sequence number. Pure functions over buffers; the sockets live in mesh-socket.ts.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 

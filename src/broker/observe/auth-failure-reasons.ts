@@ -1,4 +1,4 @@
-/** The `reason` label of `queen_auth_failures_total` (operations.md 12.1). */
+/** The `reason` label of `queen_auth_failures_total` (docs/operations.md, "Prometheus series"). */
 
 /** Why a request was refused (the `reason` label). */
 export type AuthFailureReason =

@@ -6,7 +6,7 @@
 
 import type { WakeSource } from './wake-sources.js'
 
-/** Push outcome as counted by metrics (operations.md 12.1). */
+/** Push outcome as counted by metrics (docs/operations.md, "Prometheus series"). */
 export type PushOutcomeKind = 'queued' | 'buffered' | 'duplicate' | 'failed'
 /** Cause of a counted failure. */
 export type FailureCause = 'nack' | 'lease_expired'

@@ -1,6 +1,6 @@
 /**
- * What happened on this replica since the last periodic `rates` block (operations.md 4.3): message counts
- * and a bounded sample of request durations for the percentiles.
+ * What happened on this replica since the last periodic `rates` block (docs/operations.md, "Rates and sizes"): message
+ * counts and a bounded sample of request durations for the percentiles.
  */
 
 /** Counts of one interval. */

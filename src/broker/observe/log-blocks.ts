@@ -1,7 +1,7 @@
 /**
- * The periodic `rates` and `sizes` log blocks (operations.md 4.3). Their message and field names are a
- * contract operators grep for; these pure functions build the fields in the documented order, and the
- * stats-log job logs them as `log.info(fields, 'rates')` and `log.info(fields, 'sizes')`.
+ * The periodic `rates` and `sizes` log blocks (docs/operations.md, "Rates and sizes"). Their message and field names
+ * are a contract operators grep for; these pure functions build the fields in the documented order, and the stats-log
+ * job logs them as `log.info(fields, 'rates')` and `log.info(fields, 'sizes')`.
  */
 import type { IntervalSnapshot } from './interval-counters.js'
 import type { PoolCounts } from './system-sampler.js'

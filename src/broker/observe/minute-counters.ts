@@ -1,7 +1,7 @@
 /**
- * In-memory per-minute counters of this replica (operations.md 12.3): per (minute, tenant, queue) message
- * counts and pop lag, and requests per minute. Events add to the minute they happen in, so the rows the
- * metrics job writes are exact whatever METRICS_AGGREGATE_INTERVAL_S is; the job drains them and gives them
+ * In-memory per-minute counters of this replica (docs/operations.md, "Per-minute metrics in PostgreSQL"): per (minute,
+ * tenant, queue) message counts and pop lag, and requests per minute. Events add to the minute they happen in, so the
+ * rows the metrics job writes are exact whatever METRICS_AGGREGATE_INTERVAL_S is; the job drains them and gives them
  * back when PostgreSQL refused the write.
  */
 import { minuteOf } from './time-buckets.js'
@@ -32,7 +32,8 @@ export interface MinuteBatch {
 
 /**
  * Minutes older than this are dropped when a failed write is given back, so an outage of PostgreSQL cannot
- * grow the counters without bound; operations.md 12.3 keeps no promise for minutes the database missed.
+ * grow the counters without bound; docs/operations.md, "Per-minute metrics in PostgreSQL" keeps no promise for minutes
+ * the database missed.
  */
 export const MAX_RETAINED_MINUTES = 60
 

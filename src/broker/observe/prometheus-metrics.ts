@@ -1,6 +1,6 @@
 /**
- * The Prometheus registry of one broker (operations.md 12.1): the process and Node.js metrics under the
- * `queen_` prefix and the broker's own families. One registry per broker instance rather than prom-client's
+ * The Prometheus registry of one broker (docs/operations.md, "Prometheus series"): the process and Node.js metrics
+ * under the `queen_` prefix and the broker's own families. One registry per broker instance rather than prom-client's
  * global one, so several brokers in one process (the tests) keep separate counters.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
@@ -18,7 +18,7 @@ export interface PrometheusOptions {
   startedAt: number
   /** Queues with series of their own (QUEEN_METRICS_MAX_QUEUES). */
   maxQueues: number
-  /** Add a `tenant` label next to every `queue` label (tenancy on, operations.md 12.1). */
+  /** Add a `tenant` label next to every `queue` label (tenancy on, docs/operations.md, "Prometheus series"). */
   tenantLabels: boolean
   pool: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number }
   waiters: { readonly parked: number }
@@ -79,8 +79,8 @@ export class BrokerMetrics {
   /** Maintenance flags (0/1), 0 until maintenance mode (another issue) sets them. */
   readonly maintenance: { push: Gauge; pop: Gauge }
   /**
-   * The mesh (operations.md 12.1): frames by type and direction, authentication failures, configured
-   * peers by state and each peer's round trip; the gauges are set by the mesh part at scrape time.
+   * The mesh (docs/operations.md, "Prometheus series"): frames by type and direction, authentication failures,
+   * configured peers by state and each peer's round trip; the gauges are set by the mesh part at scrape time.
    */
   readonly mesh: { frames: Counter; authFailures: Counter; peers: Gauge; rttSeconds: Gauge }
   private readonly own = new Registry()

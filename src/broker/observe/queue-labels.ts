@@ -1,6 +1,6 @@
 /**
- * The `queue` label of per-queue Prometheus series, capped by QUEEN_METRICS_MAX_QUEUES (operations.md 2.11):
- * the first queues seen keep their own series, every later one is folded into `queue="_other"`, so a
+ * The `queue` label of per-queue Prometheus series, capped by QUEEN_METRICS_MAX_QUEUES (docs/configuration.md, "Logs
+ * and metrics"): the first queues seen keep their own series, every later one is folded into `queue="_other"`, so a
  * broker with a million queues cannot make a scrape unbounded.
  */
 

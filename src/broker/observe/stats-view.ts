@@ -30,7 +30,7 @@ export interface QueueStats {
   deadLetter: number
 }
 
-/** Lag of one consumer group on one queue (semantics.md 8.3). */
+/** Lag of one consumer group on one queue (docs/semantics.md, "Lag"). */
 export interface ConsumerLagStats {
   tenant: string
   queue: string

@@ -1,6 +1,6 @@
 /**
- * Samples of this process for the per-minute server rows (operations.md 12.3) and the `sizes` block: CPU
- * share since the previous sample, memory, event-loop delay p99, pool state and parked pops.
+ * Samples of this process for the per-minute server rows (docs/operations.md, "Per-minute metrics in PostgreSQL") and
+ * the `sizes` block: CPU share since the previous sample, memory, event-loop delay p99, pool state and parked pops.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 

@@ -1,6 +1,7 @@
 /**
- * Time buckets of the status and analytics series (http-api.md 9): the bucket width chosen from a range,
- * the named intervals of `/status/analytics`, and the bucket timestamp format without fraction (2.7).
+ * Time buckets of the status and analytics series (docs/http-api.md, "Status and analytics"): the bucket width chosen
+ * from a range, the named intervals of `/status/analytics`, and the bucket timestamp format without fraction
+ * ("Timestamps").
  */
 
 /** Minutes per named interval (`interval=minute|hour|day`). */
@@ -39,7 +40,7 @@ export function namedIntervalFor(rangeMs: number): IntervalName {
   return 'day'
 }
 
-/** `YYYY-MM-DDTHH:MM:SSZ`: analytics bucket timestamps carry no fraction (http-api.md 2.7). */
+/** `YYYY-MM-DDTHH:MM:SSZ`: analytics bucket timestamps carry no fraction (docs/http-api.md, "Timestamps"). */
 export function bucketTimestamp(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }

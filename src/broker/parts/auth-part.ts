@@ -1,8 +1,8 @@
 /**
- * The auth part (operations.md 9): builds the token verifier from `JWT_*` before anything else starts, so
- * a key the broker cannot use stops the boot naming its variable, and records every route as it is
- * registered (the route-table test walks them). Decorates `app.auth`; the HTTP part installs the hook
- * (auth/hook.ts) after the request id and before the tenancy gate.
+ * The auth part (docs/operations.md, "Authentication"): builds the token verifier from `JWT_*` before anything else
+ * starts, so a key the broker cannot use stops the boot naming its variable, and records every route as it is
+ * registered (the route-table test walks them). Decorates `app.auth`; the HTTP part installs the hook (auth/hook.ts)
+ * after the request id and before the tenancy gate.
  *
  * The key and verifier modules (and jose under them) are imported only with JWT_ENABLED: a broker without
  * auth never loads them (issue 22, broker memory).
@@ -48,7 +48,7 @@ async function authPart(app: FastifyInstance, { config, log }: { config: { auth:
         if (error !== undefined) log.warn({ outcome, error }, 'JWKS fetch failed; the last good key set stays in use')
       })
       verifier = new TokenVerifier(keys, config.auth)
-      // operations.md 9.2 fetches JWKS over HTTPS; plain http lets anyone on the path swap the keys.
+      // docs/operations.md, "JWKS" fetches JWKS over HTTPS; plain http lets anyone on the path swap the keys.
       if (keys.jwks !== undefined && config.auth.jwksUrl?.startsWith('http://')) {
         log.warn('config: JWT_JWKS_URL is plain http: signing keys can be replaced in transit; use https')
       }

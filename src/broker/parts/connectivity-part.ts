@@ -1,8 +1,8 @@
 /**
- * The connectivity part (operations.md 8 and 11.8): PostgreSQL reachability as pushes see it (DbHealth,
- * which sends them to the spool during an outage) and the hint channel to the other replicas. The engines
- * are built on both; the replay part starts them once the schema is ready. Decorates `app.connectivity`
- * (undefined without durability).
+ * The connectivity part (docs/operations.md, "Maintenance mode" and "Hints through PostgreSQL"): PostgreSQL
+ * reachability as pushes see it (DbHealth, which sends them to the spool during an outage) and the hint channel to the
+ * other replicas. The engines are built on both; the replay part starts them once the schema is ready. Decorates
+ * `app.connectivity` (undefined without durability).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'

@@ -2,7 +2,7 @@
  * The engines part: push, pop, ack, transactions, streams, the queue registry, maintenance flags and
  * observability, wired around the database (services.ts), decorated as `app.broker` for the routes. The
  * drain starts here: before the listener closes, the broker reports `draining` and answers every parked
- * long-poll (operations.md 5.1).
+ * long-poll (docs/operations.md, "Shutdown").
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'

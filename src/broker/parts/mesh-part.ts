@@ -1,5 +1,5 @@
 /**
- * The mesh part (operations.md 11): with peers configured it binds the mesh port, dials every peer, adds
+ * The mesh part (docs/operations.md, "The mesh"): with peers configured it binds the mesh port, dials every peer, adds
  * the mesh to the paths this broker's hints take and applies the hints peers send; without peers it binds
  * nothing and dials nothing. Either way it logs the `mesh` boot line. Decorates `app.mesh` (undefined
  * without peers). Registered after the engines (hints need the waiters, flags and registry). The mesh

@@ -1,8 +1,8 @@
 /**
- * The replay part (operations.md 7.4, 8 and 11.8): once the schema is ready it starts the hint channel
- * (hints re-check parked pops, apply maintenance flags, drop cached queue options), re-reads the
- * maintenance flags periodically, and replays the spool into PostgreSQL whenever the database is up and
- * push-maintenance is off. Registered only with durability, after the engines.
+ * The replay part (docs/operations.md, "Durability and rotation", "Maintenance mode" and "Hints through PostgreSQL"):
+ * once the schema is ready it starts the hint channel (hints re-check parked pops, apply maintenance flags, drop cached
+ * queue options), re-reads the maintenance flags periodically, and replays the spool into PostgreSQL whenever the
+ * database is up and push-maintenance is off. Registered only with durability, after the engines.
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'

@@ -1,6 +1,6 @@
 /**
- * The spool part (operations.md 7): the disk spool that takes pushes while PostgreSQL is unreachable,
- * opened first at boot (a second broker on the same directory stops here) and sealed last at shutdown.
+ * The spool part (docs/operations.md, "The disk spool"): the disk spool that takes pushes while PostgreSQL is
+ * unreachable, opened first at boot (a second broker on the same directory stops here) and sealed last at shutdown.
  * Decorates `app.spool` (undefined for a broker without durability, e.g. most test brokers).
  */
 import type { FastifyInstance } from 'fastify'

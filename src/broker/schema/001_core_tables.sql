@@ -1,4 +1,4 @@
--- 001_core_tables: the tables of the Queen data model (semantics.md section 2).
+-- 001_core_tables: the tables of the Queen data model (docs/semantics.md, "Storage").
 --
 -- Objects: schema queen; tables queues, partitions, messages, consumers, message_states, subscriptions,
 -- dead_letters, dedup_entries, traces, trace_names, system_state.
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS queen.queues (
   completed_retention_seconds bigint NOT NULL DEFAULT 0,
   max_wait_time_seconds bigint NOT NULL DEFAULT 0,
   encryption_enabled boolean NOT NULL DEFAULT false,
-  -- Exact count of stored messages; maintained only while max_size > 0 (semantics.md 3.4).
+  -- Exact count of stored messages; maintained only while max_size > 0 (docs/semantics.md, "Capacity caps").
   stored_messages bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS queen.messages (
   producer_sub text,
   created_at timestamptz NOT NULL,
   -- When the broker accepted the push (differs from created_at for spool replays); the dedup window is
-  -- measured from it (semantics.md 3.3).
+  -- measured from it (docs/semantics.md, "Transaction ids and deduplication").
   accepted_at timestamptz NOT NULL,
   PRIMARY KEY (partition_id, position)
 );
@@ -74,7 +74,8 @@ CREATE TABLE IF NOT EXISTS queen.messages (
 -- window the same transaction id is a new message.
 CREATE INDEX IF NOT EXISTS messages_transaction_idx ON queen.messages (partition_id, transaction_id);
 
--- One row per (partition, consumer group): the cursor and the lease (semantics.md 4.2, 6.3).
+-- One row per (partition, consumer group): the cursor and the lease (docs/semantics.md, "Leases" and "The contiguous
+-- cursor").
 CREATE TABLE IF NOT EXISTS queen.consumers (
   partition_id uuid NOT NULL,
   consumer_group text NOT NULL,

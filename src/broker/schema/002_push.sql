@@ -7,9 +7,10 @@
 -- Locking: queues are created in name order; queues with a cap (maxSize, maxPartitions) are locked FOR
 -- UPDATE in name order; partitions are created-or-locked by one INSERT .. ON CONFLICT DO UPDATE in
 -- (queue name, partition name) order. The partition row lock is held to commit, so positions become
--- visible in increasing order (semantics.md 3.2) and concurrent duplicates resolve under it (3.3).
--- The same UPDATE stamps each partition row with the pushing transaction's id (last_push_xid): wildcard
--- pops find the partitions pushed since they last looked through it (015_ready_partitions.sql).
+-- visible in increasing order (docs/semantics.md, "Positions and order") and concurrent duplicates resolve under it
+-- (docs/semantics.md, "Transaction ids and deduplication"). The same UPDATE stamps each partition row with the pushing
+-- transaction's id (last_push_xid): wildcard pops find the partitions pushed since they last looked through it
+-- (015_ready_partitions.sql).
 --
 -- Items as JSON (one object each): i (index in the batch), q (queue), p (partition), id (message id,
 -- UUIDv7 from the broker), tx (transaction id), gen (true when the broker generated tx, so no earlier
@@ -43,7 +44,7 @@ DECLARE
   v_now timestamptz := clock_timestamp();
   v_rows queen.push_row[];
 BEGIN
-  -- 1. Auto-create missing queues, in name order (semantics.md 3.1).
+  -- 1. Auto-create missing queues, in name order (docs/semantics.md, "Auto-creation").
   INSERT INTO queen.queues (tenant, name, namespace, task)
   SELECT p_tenant, n.q, split_part(n.q, '.', 1), split_part(n.q, '.', 2)
   FROM (SELECT DISTINCT x.q FROM jsonb_to_recordset(p_items) AS x(q text)) n

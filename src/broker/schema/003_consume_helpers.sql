@@ -1,5 +1,5 @@
 -- 003_consume_helpers: cursor advance, dead-lettering, lease reclaim and release, shared by pop, ack and
--- the background jobs (semantics.md sections 5 and 6).
+-- the background jobs (docs/semantics.md, "Lease renewal and expiry" and "Ack").
 --
 -- Objects: table queen.expired_leases; functions queen.advance_cursor, queen.dead_letter,
 -- queen.lease_has_open_messages, queen.reclaim_lease, queen.reclaim_expired_leases, queen.release_lease,
@@ -67,7 +67,8 @@ END;
 $fn$;
 
 -- Writes (or refreshes) the DLQ entry of one message for one group and marks it settled for that group.
--- The payload is copied only for queues with deadLetterQueue: true (semantics.md section 10).
+-- The payload is copied only for queues with deadLetterQueue: true (docs/semantics.md, "Retention, eviction and
+-- cleanup").
 CREATE OR REPLACE FUNCTION queen.dead_letter(p_partition_id uuid, p_position bigint, p_group text, p_error text,
                                              p_failures integer)
 RETURNS void LANGUAGE plpgsql AS $fn$
@@ -195,7 +196,7 @@ END;
 $fn$;
 
 -- Releases a lease without counting a failure: the broker could not deliver the pop's answer (the client
--- was gone), so its messages become deliverable again as if never sent (semantics.md 4.2).
+-- was gone), so its messages become deliverable again as if never sent (docs/semantics.md, "Leases").
 CREATE OR REPLACE FUNCTION queen.release_lease(p_lease_id uuid)
 RETURNS integer LANGUAGE sql AS $fn$
   WITH released AS (

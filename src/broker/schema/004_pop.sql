@@ -1,4 +1,4 @@
--- 004_pop: queen.pop_messages(), one call per pop request (semantics.md section 4).
+-- 004_pop: queen.pop_messages(), one call per pop request (docs/semantics.md, "Pop").
 --
 -- Objects: functions queen.prepare_claim, queen.pop_messages.
 --
@@ -8,9 +8,9 @@
 --
 -- Locking: takes consumer rows (partition, group) FOR UPDATE SKIP LOCKED, as many at once as the pop may
 -- still claim, in least-recently-served order; never locks partition rows, so pops never wait for pushes. A
--- row another pop is claiming at this instant is skipped, not waited for (4.5). A wildcard pop that found
--- nothing while another pop of its group was absorbing waits for that one (its horizon row) and looks again,
--- so "nothing" never means "not absorbed yet".
+-- row another pop is claiming at this instant is skipped, not waited for (docs/semantics.md, "Fairness of wildcard
+-- pops"). A wildcard pop that found nothing while another pop of its group was absorbing waits for that one (its
+-- horizon row) and looks again, so "nothing" never means "not absorbed yet".
 --
 -- Parameters: queue id; partition id (NULL = wildcard); group ('__QUEUE_MODE__' = queue mode); batch;
 -- max partitions to claim; lease id of this pop; auto-ack; subscription mode for a named group's first
@@ -130,7 +130,8 @@ BEGIN
   END IF;
   v_delay_cutoff := v_now - make_interval(secs => q.delayed_processing_seconds);
 
-  -- A named group's subscription is recorded at first contact and never changed by later pops (4.6).
+  -- A named group's subscription is recorded at first contact and never changed by later pops (docs/semantics.md,
+  -- "Subscription modes").
   IF p_group <> '__QUEUE_MODE__' THEN
     SELECT s.start_at INTO v_start FROM queen.subscriptions s
     WHERE s.queue_id = p_queue_id AND s.consumer_group = p_group;
@@ -186,7 +187,8 @@ BEGIN
         AND (k.partition_id, k.consumer_group) >= (p_partition_id, p_group)
         AND (k.partition_id, k.consumer_group) <= (p_partition_id, p_group);
     END IF;
-    -- windowBuffer: the whole partition waits until its newest message is old enough (4.3).
+    -- windowBuffer: the whole partition waits until its newest message is old enough (docs/semantics.md, "What is
+    -- deliverable").
     IF q.window_buffer_seconds > 0 AND v_newest > v_now - make_interval(secs => q.window_buffer_seconds) THEN
       kind := 'window_buffer';
       RETURN NEXT;
@@ -283,11 +285,11 @@ BEGIN
       -- The deliverable prefix of each partition, in order: unsettled messages above the cursor in position
       -- order, stopping at the first one still inside delayedProcessing or waiting for its retry time (order
       -- holds, 4.3); the batch is filled from the first partition, then the next, until it is full or the
-      -- partition limit is reached (4.4). The same statement takes the leases (or, with autoAck, moves the
-      -- cursors), and lowers ready_to where no message at all is left above the cursor. Each write to
-      -- queen.consumers finds its row by its ctid (read when it was locked, or again after prepare_claim
-      -- rewrote it; no other transaction can move a locked row), so a generic plan made while the
-      -- table was empty cannot read every row of the group instead (see queen.refresh_ready).
+      -- partition limit is reached (docs/semantics.md, "Batches and multi-partition pops"). The same statement takes
+      -- the leases (or, with autoAck, moves the cursors), and lowers ready_to where no message at all is left above the
+      -- cursor. Each write to queen.consumers finds its row by its ctid (read when it was locked, or again after
+      -- prepare_claim rewrote it; no other transaction can move a locked row), so a generic plan made while the table
+      -- was empty cannot read every row of the group instead (see queen.refresh_ready).
       RETURN QUERY
       WITH cand AS (
         -- One probe of the group's per-message states above each cursor: usually there are none, and then no
@@ -370,7 +372,8 @@ BEGIN
         v_remaining := v_remaining - v_count;
         v_claimed := v_claimed + cardinality(v_round_claimed);
         IF p_auto_ack THEN
-          -- At-most-once (4.8): forget per-message state below the new cursor and move past settled ones.
+          -- At-most-once (docs/semantics.md, "autoAck"): forget per-message state below the new cursor and move past
+          -- settled ones.
           FOR r IN SELECT u.pid FROM unnest(v_round_claimed) AS u(pid) LOOP
             DELETE FROM queen.message_states s
             WHERE s.partition_id = r.pid AND s.consumer_group = p_group

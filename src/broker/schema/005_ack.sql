@@ -1,4 +1,4 @@
--- 005_ack: queen.ack_messages(), one call per ack batch (semantics.md section 6). Whole leases acked as
+-- 005_ack: queen.ack_messages(), one call per ack batch (docs/semantics.md, "Ack"). Whole leases acked as
 -- completed take queen.ack_leases_drained (014) first.
 --
 -- Objects: function queen.ack_messages.

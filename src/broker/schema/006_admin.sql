@@ -59,10 +59,10 @@ BEGIN
 END;
 $fn$;
 
--- Status counters of one partition (semantics.md 8.4), relative to queue mode when it has a cursor on the
--- partition, else to the slowest known group; with no group every message is pending. The total comes
--- from partitions.message_count (012) and only the backlog above the cursor is counted, so the cost does
--- not grow with the partition's history.
+-- Status counters of one partition (docs/semantics.md, "Status counters"), relative to queue mode when it has a cursor
+-- on the partition, else to the slowest known group; with no group every message is pending. The total comes from
+-- partitions.message_count (012) and only the backlog above the cursor is counted, so the cost does not grow with the
+-- partition's history.
 CREATE OR REPLACE FUNCTION queen.partition_counters(p_partition_id uuid)
 RETURNS TABLE (total bigint, pending bigint, processing bigint, completed bigint, failed bigint, dead_letter bigint)
 LANGUAGE plpgsql STABLE ROWS 1 AS $fn$

@@ -1,5 +1,6 @@
--- 007_messages_admin: per-message administration and the message status of one group (http-api.md 6.4,
--- 7.1-7.5; semantics.md 6.4, 8.4 and the DLQ retention paragraph of 10).
+-- 007_messages_admin: per-message administration and the message status of one group (docs/http-api.md, "Clear a
+-- queue" and "Messages, DLQ and traces"; docs/semantics.md, "Failures and the dead-letter queue" and "Status
+-- counters").
 --
 -- Objects: functions queen.message_group_status, queen.message_bus_status, queen.partition_newest_messages,
 -- queen.release_idle_lease, queen.delete_message, queen.clear_queue (whole queue or one partition; two
@@ -19,11 +20,11 @@
 -- get act on the newest one; the DLQ move uses the ack rule (the oldest one above the group's cursor, else
 -- the newest); retry acts on the newest one the group holds in the DLQ.
 
--- The status of one message for one group (http-api.md 7.1): dead_letter when the group holds a DLQ entry
--- for it; completed when it is settled for the group (at or below the cursor, settled out of order, or
--- created before the group's subscription start); processing while a live lease of the group covers it
--- without an outcome yet; otherwise pending (including a message waiting for its retry after a failure).
--- A group without a cursor on the partition has settled nothing except what precedes its subscription.
+-- The status of one message for one group (docs/http-api.md, "List messages"): dead_letter when the group holds a DLQ
+-- entry for it; completed when it is settled for the group (at or below the cursor, settled out of order, or created
+-- before the group's subscription start); processing while a live lease of the group covers it without an outcome yet;
+-- otherwise pending (including a message waiting for its retry after a failure). A group without a cursor on the
+-- partition has settled nothing except what precedes its subscription.
 CREATE OR REPLACE FUNCTION queen.message_group_status(p_partition_id uuid, p_position bigint,
                                                       p_created_at timestamptz, p_group text)
 RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -92,7 +93,7 @@ $fn$;
 
 -- How many named groups (fan-out, "bus" groups) know the message's queue, and how many of them are done
 -- with the message (completed or dead-lettered). Known groups: those with a cursor on the partition plus
--- those subscribed to the queue, as for completed retention (semantics.md 10).
+-- those subscribed to the queue, as for completed retention (docs/semantics.md, "Retention, eviction and cleanup").
 CREATE OR REPLACE FUNCTION queen.message_bus_status(p_partition_id uuid, p_position bigint, p_created_at timestamptz,
                                                     OUT consumed_by integer, OUT total_groups integer)
 LANGUAGE sql STABLE AS $fn$
@@ -108,8 +109,8 @@ LANGUAGE sql STABLE AS $fn$
 $fn$;
 
 -- Releases the live lease of (partition, group) when no message delivered under it is still open, as an ack
--- does after the last outcome (semantics.md 6.1). Expired leases are left to the reclaim cycle, which records
--- them for "Lease already expired" answers. The caller holds the consumer row's lock. True when released.
+-- does after the last outcome (docs/semantics.md, "Ack statuses"). Expired leases are left to the reclaim cycle, which
+-- records them for "Lease already expired" answers. The caller holds the consumer row's lock. True when released.
 CREATE OR REPLACE FUNCTION queen.release_idle_lease(p_partition_id uuid, p_group text)
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
@@ -122,14 +123,13 @@ BEGIN
 END;
 $fn$;
 
--- DELETE /api/v1/messages/:partitionId/:transactionId (http-api.md 7.3). Deletes the newest message with that
--- transaction id, its DLQ entries (payload copies included), its traces and every group's state for it; when
--- retention already deleted the message and only a DLQ payload copy is left, the copy is what gets deleted.
--- A message still inside the dedup window leaves a dedup entry, so a producer retry stays a duplicate
--- (semantics.md 3.3). The deleted message counts as settled for every group: each cursor moves over it if it
--- was the first open position, and a live lease left with nothing open is released, so nothing waits for a
--- message that no longer exists. deleted is false when neither the message nor a DLQ copy exists in the
--- tenant.
+-- DELETE /api/v1/messages/:partitionId/:transactionId (docs/http-api.md, "Delete a message"). Deletes the newest
+-- message with that transaction id, its DLQ entries (payload copies included), its traces and every group's state for
+-- it; when retention already deleted the message and only a DLQ payload copy is left, the copy is what gets deleted. A
+-- message still inside the dedup window leaves a dedup entry, so a producer retry stays a duplicate (docs/semantics.md,
+-- "Transaction ids and deduplication"). The deleted message counts as settled for every group: each cursor moves over
+-- it if it was the first open position, and a live lease left with nothing open is released, so nothing waits for a
+-- message that no longer exists. deleted is false when neither the message nor a DLQ copy exists in the tenant.
 CREATE OR REPLACE FUNCTION queen.delete_message(p_tenant text, p_partition_id uuid, p_transaction_id text,
                                                 OUT deleted boolean, OUT queue_name text, OUT partition_name text,
                                                 OUT leases_released integer)
@@ -202,15 +202,14 @@ BEGIN
 END;
 $fn$;
 
--- DELETE /api/v1/queues/:queue/clear[?partition=] (http-api.md 6.4). Deletes every message of the queue, or
--- of its partition named p_partition when that is not NULL, with their DLQ entries (payload copies included),
--- traces and per-group state; keeps the queue, its options, partitions, subscriptions and consumer rows.
--- Cursors of the cleared partitions move to their heads and their leases are released; other partitions are
--- not touched (their leases stay live). Messages still inside the dedup window leave dedup entries, so a
--- producer retry stays a duplicate. The counters follow: the cleared partitions' message_count becomes 0 and
--- the queue's maxSize counter drops by the messages deleted (to 0 for the whole queue). Returns the number of
--- messages deleted, or NULL when the queue does not exist in the tenant; a partition the queue does not have
--- has nothing to clear (0).
+-- DELETE /api/v1/queues/:queue/clear[?partition=] (docs/http-api.md, "Clear a queue"). Deletes every message of the
+-- queue, or of its partition named p_partition when that is not NULL, with their DLQ entries (payload copies included),
+-- traces and per-group state; keeps the queue, its options, partitions, subscriptions and consumer rows. Cursors of the
+-- cleared partitions move to their heads and their leases are released; other partitions are not touched (their leases
+-- stay live). Messages still inside the dedup window leave dedup entries, so a producer retry stays a duplicate. The
+-- counters follow: the cleared partitions' message_count becomes 0 and the queue's maxSize counter drops by the
+-- messages deleted (to 0 for the whole queue). Returns the number of messages deleted, or NULL when the queue does not
+-- exist in the tenant; a partition the queue does not have has nothing to clear (0).
 --
 -- Two signatures rather than one with a defaulted p_partition: a (text, text, text DEFAULT NULL) function
 -- next to the (text, text) one an installed schema (or a broker of the previous version re-applying its
@@ -286,10 +285,9 @@ RETURNS bigint LANGUAGE sql AS $fn$
   SELECT queen.clear_queue(p_tenant, p_name, NULL::text)
 $fn$;
 
--- POST /api/v1/messages/:partitionId/:transactionId/retry (http-api.md 7.4). Takes the message out of the DLQ
--- of p_group (or of every group holding it, when NULL) and makes it deliverable to those groups again, ahead
--- of their next message, with its failure count back at 0. No row: the message is not in the DLQ of that
--- group.
+-- POST /api/v1/messages/:partitionId/:transactionId/retry (docs/http-api.md, "Retry a message"). Takes the message out
+-- of the DLQ of p_group (or of every group holding it, when NULL) and makes it deliverable to those groups again, ahead
+-- of their next message, with its failure count back at 0. No row: the message is not in the DLQ of that group.
 --
 -- Model. The DLQ entry settled the message for the group, so the group's cursor may have passed it since.
 -- For each group: if the cursor is at or above the message, it moves back to (position - 1) and every
@@ -418,11 +416,11 @@ BEGIN
 END;
 $fn$;
 
--- POST /api/v1/messages/:partitionId/:transactionId/dlq (http-api.md 7.5). Dead-letters the message for one
--- group with the given error and its failure count so far, settles it for that group (the cursor moves over
--- it when it was the first open position) and releases the group's live lease when nothing else it
--- delivered is open. A later ack of it answers alreadyAcked, as for any settled message. A group that has no
--- cursor on the partition yet gets the DLQ entry and the settled mark only: creating its consumer row here
+-- POST /api/v1/messages/:partitionId/:transactionId/dlq (docs/http-api.md, "Dead-letter a message"). Dead-letters the
+-- message for one group with the given error and its failure count so far, settles it for that group (the cursor moves
+-- over it when it was the first open position) and releases the group's live lease when nothing else it delivered is
+-- open. A later ack of it answers alreadyAcked, as for any settled message. A group that has no cursor on the partition
+-- yet gets the DLQ entry and the settled mark only: creating its consumer row here
 -- would bypass the subscription its first pop records. outcome: moved | not_found | already_settled.
 CREATE OR REPLACE FUNCTION queen.dead_letter_message(p_tenant text, p_partition_id uuid, p_transaction_id text,
                                                      p_group text, p_error text,

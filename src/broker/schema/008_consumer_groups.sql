@@ -1,4 +1,4 @@
--- 008_consumer_groups: consumer-group lag and seek (semantics.md sections 8.1 and 8.3).
+-- 008_consumer_groups: consumer-group lag and seek (docs/semantics.md, "Seek" and "Lag").
 --
 -- Objects: functions queen.partition_group_lag, queen.consumer_lag, queen.seek_position,
 -- queen.seek_consumer_group.
@@ -62,7 +62,7 @@ BEGIN
 END;
 $fn$;
 
--- Lag of every (partition, group) the tenant's groups are known on (semantics.md 8.3): a group is known
+-- Lag of every (partition, group) the tenant's groups are known on (docs/semantics.md, "Lag"): a group is known
 -- on a queue when it has a consumer row or a subscription record there; queue mode only through consumer
 -- rows. Partitions without a cursor of the group are measured from its subscription start (queue mode
 -- and "all" groups: from the beginning), as the first pop there would deliver. offset_lag counts the
@@ -99,7 +99,7 @@ LANGUAGE sql STABLE AS $fn$
 $fn$;
 
 -- The cursor of a seek to p_timestamp on one partition: every existing message at or below it was
--- created at or before p_timestamp, every one above it after (semantics.md 8.1). Binary search on
+-- created at or before p_timestamp, every one above it after (docs/semantics.md, "Seek"). Binary search on
 -- positions, one primary-key probe per step, so seeking far back in a long partition costs O(log n)
 -- instead of a scan (messages have no created_at index, and adding one would tax every push). The
 -- result is then moved up over deleted positions, so no cursor is left below a gap with nothing to
@@ -137,7 +137,7 @@ END;
 $fn$;
 
 -- Seeks a group on every partition of a queue (p_partition NULL), or on one partition by name, to the
--- partition head (p_to_end) or to p_timestamp (semantics.md 8.1). Partitions the group never read get a
+-- partition head (p_to_end) or to p_timestamp (docs/semantics.md, "Seek"). Partitions the group never read get a
 -- consumer row, so the seek also overrides the subscription there. The group's leases on those rows are
 -- released (later acks under them are refused), its per-message state there (failure counts, retry
 -- times, out-of-order settled marks) is deleted, and a pending subscription start is cleared; DLQ

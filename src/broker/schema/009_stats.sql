@@ -1,5 +1,5 @@
--- 009_stats: the stats snapshot, the per-minute metrics and the retention history (semantics.md 8.4,
--- operations.md 12.3, http-api.md 9).
+-- 009_stats: the stats snapshot, the per-minute metrics and the retention history (docs/semantics.md, "Status
+-- counters", docs/operations.md, "Per-minute metrics in PostgreSQL", docs/http-api.md, "Status and analytics").
 --
 -- Objects: tables queen.stats_snapshot, queen.stats_group_lag, queen.stats_refresh_state,
 -- queen.stats_deleted_rows, queen.metrics_queue_minute, queen.metrics_server_minute, queen.retention_history;
@@ -27,12 +27,12 @@
 -- triggers CREATE OR REPLACE.
 
 -- One row per level and scope, as of the last refresh:
---   partition  scope = partition id          counters of one partition (semantics.md 8.4)
+--   partition  scope = partition id          counters of one partition (docs/semantics.md, "Status counters")
 --   queue      scope = queue id              sums over its partitions
 --   namespace  scope = namespace name        sums over its queues (queues without a namespace excluded)
 --   task       scope = task name             sums over its queues (queues without a task excluded)
 --   system     scope = ''                    sums over the tenant's queues; always present for tenant ''
---   consumer   scope = queue id '/' group    lag of one consumer group on one queue (semantics.md 8.3)
+--   consumer   scope = queue id '/' group    lag of one consumer group on one queue (docs/semantics.md, "Lag")
 CREATE TABLE IF NOT EXISTS queen.stats_snapshot (
   level text NOT NULL CHECK (level IN ('partition', 'queue', 'namespace', 'task', 'system', 'consumer')),
   tenant text NOT NULL,
@@ -163,9 +163,9 @@ CREATE TABLE IF NOT EXISTS queen.metrics_server_minute (
   PRIMARY KEY (bucket, server_id)
 );
 
--- What retention, eviction and partition cleanup deleted (semantics.md 10). The writer inserts one row per
--- (queue, kind) and cycle with bucket = date_trunc('minute', now()); there is no unique key, so readers
--- sum. Kinds are the labels of queen_retention_deleted_total.
+-- What retention, eviction and partition cleanup deleted (docs/semantics.md, "Retention, eviction and cleanup"). The
+-- writer inserts one row per (queue, kind) and cycle with bucket = date_trunc('minute', now()); there is no unique key,
+-- so readers sum. Kinds are the labels of queen_retention_deleted_total.
 CREATE TABLE IF NOT EXISTS queen.retention_history (
   bucket timestamptz NOT NULL,
   tenant text NOT NULL DEFAULT '',
@@ -543,7 +543,7 @@ BEGIN
 
   -- Lag per (partition, group), where its inputs changed, and the difference it makes per (queue, group):
   -- messages above each cursor that the group has not settled, counting messages created before a
-  -- subscription start as settled (semantics.md 8.3).
+  -- subscription start as settled (docs/semantics.md, "Lag").
   WITH keys AS (
     SELECT u.pid, u.grp FROM unnest(v_cons_pids, v_cons_groups) AS u(pid, grp)
     UNION

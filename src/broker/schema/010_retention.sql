@@ -1,7 +1,7 @@
--- 010_retention: the maintenance cycles that delete (semantics.md section 10 and the "Retention hazards" rows
--- of section 14): retention of expired messages, retention of completed messages, eviction after
--- maxWaitTimeSeconds, the purges (dedup entries, expired leases, per-minute history), the repair of cursors
--- left below emptied ranges, and the cleanup of inactive partitions.
+-- 010_retention: the maintenance cycles that delete (docs/semantics.md, "Retention, eviction and cleanup";
+-- docs/reliability.md, "Hazards", H29): retention of expired messages, retention of completed messages, eviction
+-- after maxWaitTimeSeconds, the purges (dedup entries, expired leases, per-minute history), the repair of cursors left
+-- below emptied ranges, and the cleanup of inactive partitions.
 --
 -- Objects: functions queen.retention_position_before, queen.retention_age_seconds,
 -- queen.retention_known_groups, queen.retention_group_bound, queen.retention_candidates,
@@ -89,9 +89,9 @@ RETURNS bigint LANGUAGE sql IMMUTABLE AS $fn$
     ELSE 0 END)
 $fn$;
 
--- The known groups of a partition (semantics.md 10): every group with a consumer row on it, plus every
--- group subscribed to the queue without one. start_at: the start before which messages count as settled
--- (the row's pending start, or the subscription's for a group that never read the partition).
+-- The known groups of a partition (docs/semantics.md, "Retention, eviction and cleanup"): every group with a consumer
+-- row on it, plus every group subscribed to the queue without one. start_at: the start before which messages count as
+-- settled (the row's pending start, or the subscription's for a group that never read the partition).
 CREATE OR REPLACE FUNCTION queen.retention_known_groups(p_partition_id uuid, p_queue_id uuid)
 RETURNS TABLE (grp text, has_row boolean, cur bigint, start_at timestamptz)
 LANGUAGE sql STABLE AS $fn$
@@ -208,11 +208,11 @@ END;
 $fn$;
 
 -- Deletes the given messages of one partition and everything that goes with them, in the caller's
--- transaction: a dedup entry for each one still inside the queue's dedup window (semantics.md 3.3), the
--- stored-message counter of a capped queue, DLQ entries without a payload copy, traces, every group's
--- per-message state; then every consumer row of the partition settles forward over the gaps, so no cursor
--- is left below positions that no longer exist (no ghost partition for pops). The caller holds the
--- partition's consumer-row locks (and the queue row of a capped queue). Returns the messages deleted.
+-- transaction: a dedup entry for each one still inside the queue's dedup window (docs/semantics.md, "Transaction ids
+-- and deduplication"), the stored-message counter of a capped queue, DLQ entries without a payload copy, traces, every
+-- group's per-message state; then every consumer row of the partition settles forward over the gaps, so no cursor is
+-- left below positions that no longer exist (no ghost partition for pops). The caller holds the partition's
+-- consumer-row locks (and the queue row of a capped queue). Returns the messages deleted.
 CREATE OR REPLACE FUNCTION queen.retention_remove_messages(p_partition_id uuid, p_positions bigint[])
 RETURNS integer LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column

@@ -1,4 +1,4 @@
--- 011_streams: the state of the streaming SDK (semantics.md section 15, http-api.md section 13).
+-- 011_streams: the state of the streaming SDK (docs/semantics.md, "Streams", docs/http-api.md, "Streams").
 --
 -- Objects: tables queen.stream_queries, queen.stream_state; function queen.stream_state_forget_partitions
 -- and its trigger stream_state_forget_partitions on queen.partitions.

@@ -1,5 +1,5 @@
--- 013_encryption: the PostgreSQL side of encryption at rest (semantics.md section 9). PostgreSQL never sees
--- the key; it sees key ids (the `kid` of a stored ciphertext) and is_encrypted flags.
+-- 013_encryption: the PostgreSQL side of encryption at rest (docs/semantics.md, "Encryption at rest"). PostgreSQL never
+-- sees the key; it sees key ids (the `kid` of a stored ciphertext) and is_encrypted flags.
 --
 -- Objects: functions queen.require_payload_key, queen.dead_letter_undecryptable.
 --
@@ -9,8 +9,8 @@
 -- A pop's guard (message-pop.sql filters its rows through it): true for an encrypted payload this broker can
 -- decrypt; raises SQLSTATE QK001 when the broker has no key (p_kid NULL) or the payload names another key id.
 -- Raised inside the pop statement, the error rolls the whole statement back, so a pop that cannot decrypt
--- leases nothing, auto-acks nothing, records no subscription and counts no failure (semantics.md 9.4). A
--- payload without a string kid passes: it is a corrupted ciphertext, which the broker dead-letters.
+-- leases nothing, auto-acks nothing, records no subscription and counts no failure (docs/semantics.md, "Pops without a
+-- usable key"). A payload without a string kid passes: it is a corrupted ciphertext, which the broker dead-letters.
 CREATE OR REPLACE FUNCTION queen.require_payload_key(p_payload jsonb, p_kid text)
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $fn$
 BEGIN

@@ -1,7 +1,7 @@
 /**
- * The spool's quarantine, `failed/<segment id>.seg` (operations.md 7.6): records PostgreSQL rejected for
- * good and byte ranges that failed their checksum, each with its reason, framed like spool records so a
- * torn write is detectable. Never deleted by the broker; `queenctl spool inspect --failed` lists them.
+ * The spool's quarantine, `failed/<segment id>.seg` (docs/operations.md, "Corruption and quarantine"): records
+ * PostgreSQL rejected for good and byte ranges that failed their checksum, each with its reason, framed like spool
+ * records so a torn write is detectable. Never deleted by the broker; `queenctl spool inspect --failed` lists them.
  */
 import { open } from 'node:fs/promises'
 import path from 'node:path'

@@ -1,5 +1,6 @@
 /**
- * The spool's on-disk format (operations.md 7.2): a segment starts with the 8-byte magic `QSPOOL01`, then
+ * The spool's on-disk format (docs/operations.md, "Spool record format"): a segment starts with the 8-byte magic
+ * `QSPOOL01`, then
  * records back to back, each `u32 BE length | u32 BE CRC-32 (zlib) of the JSON | JSON`. The reader checks
  * every record's length bound and CRC, and resynchronises after damage by scanning forward for the next
  * offset whose length and CRC validate, so damage costs only the damaged bytes.
@@ -13,7 +14,7 @@ export const RECORD_HEADER_BYTES = 8
 /** A record may exceed QUEEN_MAX_BODY_BYTES by this much (its own fields around the payload). */
 export const RECORD_OVERHEAD_BYTES = 64 * 1024
 
-/** One spooled push item (operations.md 7.2). */
+/** One spooled push item (docs/operations.md, "Spool record format"). */
 export interface SpoolRecord {
   v: 1
   tenant: string

@@ -1,9 +1,9 @@
 /**
- * Appends to the active spool segment with group commit (operations.md 7.4): a request's records go out
- * in one write, and requests that arrive while a write+fsync is under way share the next one. Nothing is
- * acknowledged before its fsync. A failed write or fsync truncates the segment back to its last durable
- * length, so no torn bytes remain between records; after an fsync failure the segment is sealed and the
- * next append opens a new one (7.7).
+ * Appends to the active spool segment with group commit (docs/operations.md, "Durability and rotation"): a request's
+ * records go out in one write, and requests that arrive while a write+fsync is under way share the next one. Nothing is
+ * acknowledged before its fsync. A failed write or fsync truncates the segment back to its last durable length, so no
+ * torn bytes remain between records; after an fsync failure the segment is sealed and the next append opens a new one
+ * (docs/operations.md, "Disk full").
  */
 import type { FileHandle } from 'node:fs/promises'
 import { open, rename } from 'node:fs/promises'

@@ -1,7 +1,7 @@
 /**
- * The spool directory (operations.md 7.1): created with mode 0700, proven writable by a fsynced probe
- * file, locked by `spool.lock` (a second live broker refuses it; a dead owner's lock is taken over), with
- * a loud fallback to `<OS temp>/queen-spool-<server id>` when the configured directory cannot be used.
+ * The spool directory (docs/operations.md, "Spool directory and fallback"): created with mode 0700, proven writable by
+ * a fsynced probe file, locked by `spool.lock` (a second live broker refuses it; a dead owner's lock is taken over),
+ * with a loud fallback to `<OS temp>/queen-spool-<server id>` when the configured directory cannot be used.
  */
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises'

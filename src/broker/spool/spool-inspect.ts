@@ -1,10 +1,10 @@
 /**
- * A read-only view of a spool directory (operations.md 7.1, 7.2, 7.6), for `queenctl spool inspect`:
- * the segments with their records, bytes, acceptance times and replay progress, the records awaiting
- * replay per (tenant, queue, partition), the first records themselves, the quarantine, and every damaged
- * byte range (checked with the same reader the broker uses). It only ever reads, so it is safe on a running
- * broker's directory or a stopped pod's volume: no lock is taken, nothing is truncated, renamed or written.
- * An unfinished last record of the `.open` segment is a torn tail (never acknowledged), not damage.
+ * A read-only view of a spool directory (docs/operations.md, "Spool directory and fallback", "Spool record format" and
+ * "Corruption and quarantine"), for `queenctl spool inspect`: the segments with their records, bytes, acceptance times
+ * and replay progress, the records awaiting replay per (tenant, queue, partition), the first records themselves, the
+ * quarantine, and every damaged byte range (checked with the same reader the broker uses). It only ever reads, so it is
+ * safe on a running broker's directory or a stopped pod's volume: no lock is taken, nothing is truncated, renamed or
+ * written. An unfinished last record of the `.open` segment is a torn tail (never acknowledged), not damage.
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'

@@ -1,12 +1,12 @@
 /**
- * Spool replay (operations.md 7.5, 7.6): oldest segment first, records in file order, in batches of
- * FILE_BUFFER_MAX_BATCH through the normal push statement with the original transaction ids and
- * acceptance times (so replay is idempotent), progress fsynced after every committed batch, a segment
- * deleted only when every record in it was replayed or quarantined. A record PostgreSQL refuses for good
- * (a fault of its data) is retried alone up to 5 times, then quarantined, and replay goes on; damaged bytes
- * are quarantined with their reason. An outage, or any failure that is the server's rather than the
- * record's (a read-only server after a failover, a conflict, a timeout), pauses replay with backoff (1 s
- * doubling to 30 s) and never sets a record aside: an accepted push is only ever quarantined for its data.
+ * Spool replay (docs/operations.md, "Spool replay" and "Corruption and quarantine"): oldest segment first, records in
+ * file order, in batches of FILE_BUFFER_MAX_BATCH through the normal push statement with the original transaction ids
+ * and acceptance times (so replay is idempotent), progress fsynced after every committed batch, a segment deleted only
+ * when every record in it was replayed or quarantined. A record PostgreSQL refuses for good (a fault of its data) is
+ * retried alone up to 5 times, then quarantined, and replay goes on; damaged bytes are quarantined with their reason.
+ * An outage, or any failure that is the server's rather than the record's (a read-only server after a failover, a
+ * conflict, a timeout), pauses replay with backoff (1 s doubling to 30 s) and never sets a record aside: an accepted
+ * push is only ever quarantined for its data.
  */
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'

@@ -1,5 +1,5 @@
 /**
- * The disk spool (operations.md section 7): the only broker-local state. Pushes accepted while PostgreSQL
+ * The disk spool (docs/operations.md, "The disk spool"): the only broker-local state. Pushes accepted while PostgreSQL
  * is unreachable or push-maintenance is on are appended here (fsynced before `buffered` is answered) and
  * later replayed in order. This module owns the directory, the active segment writer, recovery at boot,
  * and the per-partition count of records awaiting replay that keeps partition order across an outage.
@@ -14,7 +14,7 @@ import { fsyncDirectory, openSpoolDirectory, SpoolLockedError, type OpenedSpoolD
 /** The spool's health as /health, /status/buffers and metrics report it. */
 export type SpoolState = 'ok' | 'replaying' | 'full' | 'unwritable' | 'fallback'
 
-/** Settings of the spool (operations.md 2.5). */
+/** Settings of the spool (docs/configuration.md, "Spool"). */
 export interface SpoolOptions {
   dir: string
   serverId: string
@@ -226,9 +226,9 @@ export class Spool {
   }
 
   /**
-   * Boot recovery (7.4): an unfinished `.open` segment has its torn tail (never acknowledged, since fsync
-   * precedes every answer) truncated and is sealed; then every segment is scanned from its replay progress
-   * to count what awaits replay. Nothing is deleted here.
+   * Boot recovery (docs/operations.md, "Durability and rotation"): an unfinished `.open` segment has its torn tail
+   * (never acknowledged, since fsync precedes every answer) truncated and is sealed; then every segment is scanned from
+   * its replay progress to count what awaits replay. Nothing is deleted here.
    */
   private async recover(): Promise<void> {
     const dir = this.directory!.dir

@@ -1,6 +1,6 @@
 /**
- * The retry of a dead letter (http-api.md 7.4) as one transaction: the message-retry statement, and when only
- * the DLQ payload copy was left, that copy sealed again for its new transaction id before any pop sees it.
+ * The retry of a dead letter (docs/http-api.md, "Retry a message") as one transaction: the message-retry statement, and
+ * when only the DLQ payload copy was left, that copy sealed again for its new transaction id before any pop sees it.
  */
 import type pg from 'pg'
 import { resealRetriedCopy } from '../crypto/retried-copy.js'

@@ -5,7 +5,7 @@
 import type pg from 'pg'
 import { runQuery } from '../db/run-query.js'
 
-/** Status of a message for one group (http-api.md 7.1). */
+/** Status of a message for one group (docs/http-api.md, "List messages"). */
 export type MessageStatus = 'pending' | 'processing' | 'completed' | 'dead_letter'
 
 /** The message path: which message of which partition. */

@@ -1,6 +1,6 @@
--- queenctl db check (operations.md 13.2, 13.3): one row of facts about the server, the role and the
--- connection, read from settings and catalogues only (works for any role: objects are looked up by oid, so
--- a role without USAGE on schema queen gets false rather than an error; changes nothing).
+-- queenctl db check (docs/operations.md, "PostgreSQL requirements" and "Pool sizing"): one row of facts about the
+-- server, the role and the connection, read from settings and catalogues only (works for any role: objects are looked
+-- up by oid, so a role without USAGE on schema queen gets false rather than an error; changes nothing).
 -- reserved_connections exists from PostgreSQL 16 (missing_ok makes it NULL before).
 SELECT
   current_setting('server_version_num')::integer AS version_num,

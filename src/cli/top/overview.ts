@@ -1,5 +1,5 @@
 /**
- * The Overview pane's figures (cli.md 9.7): push, pop, ack, failed and DLQ rates with per-minute
+ * The Overview pane's figures (docs/cli.md, "The top dashboard"): push, pop, ack, failed and DLQ rates with per-minute
  * sparklines, then pending, processing, max lag, parked pops, maintenance flags, spool records and the
  * stats age, as label/value cells the pane lays out in columns.
  */

@@ -1,8 +1,8 @@
 /**
- * The dashboard's polling loop (cli.md 9.7): every interval, each route the screen needs is requested
- * unless its previous request is still in flight, so a slow route never piles requests up on the broker
- * and a fast one is not held back by it. A failure is reported and the route is tried again on the next
- * tick, forever: an unreachable broker is a state of the dashboard, not the end of it.
+ * The dashboard's polling loop (docs/cli.md, "The top dashboard"): every interval, each route the screen needs is
+ * requested unless its previous request is still in flight, so a slow route never piles requests up on the broker and a
+ * fast one is not held back by it. A failure is reported and the route is tried again on the next tick, forever: an
+ * unreachable broker is a state of the dashboard, not the end of it.
  */
 import { neededRoutes, routeRequest, type PollContext, type RouteKey, type RouteRequest } from './routes.js'
 

@@ -1,8 +1,8 @@
 /**
- * The routes `queenctl top` polls (cli.md 9.7) and which panes need each. A route is polled while a pane
- * that needs it is on screen, or always when the status bar or the rates need it (the rates are deltas of
- * counters, so their samples must not have gaps). Only the panes on screen cost requests: with 1,000 queues
- * the queue list is the largest answer, and only the Queues pane asks for it.
+ * The routes `queenctl top` polls (docs/cli.md, "The top dashboard") and which panes need each. A route is polled while
+ * a pane that needs it is on screen, or always when the status bar or the rates need it (the rates are deltas of
+ * counters, so their samples must not have gaps). Only the panes on screen cost requests: with 1,000 queues the queue
+ * list is the largest answer, and only the Queues pane asks for it.
  */
 import type {
   ConsumerGroupRow,

@@ -1,8 +1,8 @@
 /**
- * The dashboard's screen state and its keys (cli.md 9.7) as one pure reducer: a key press and what the
- * screen shows (row count, columns, the flags) in, the next state and at most one effect out. The effects
- * (quit, a new interval, pause, a maintenance change) are carried out by the UI; the poller follows pane and
- * drill-in changes by itself.
+ * The dashboard's screen state and its keys (docs/cli.md, "The top dashboard") as one pure reducer: a key press and
+ * what the screen shows (row count, columns, the flags) in, the next state and at most one effect out. The effects
+ * (quit, a new interval, pause, a maintenance change) are carried out by the UI; the poller follows pane and drill-in
+ * changes by itself.
  */
 import { PANES, type PaneKey } from './routes.js'
 import { clampSelection, type SortState } from './table-model.js'
@@ -80,7 +80,7 @@ export interface KeyResult {
   effect?: ViewEffect
 }
 
-/** Shortest poll interval (cli.md 9.7). */
+/** Shortest poll interval (docs/cli.md, "The top dashboard"). */
 export const MIN_INTERVAL_MS = 500
 /** Default poll interval. */
 export const DEFAULT_INTERVAL_MS = 2000

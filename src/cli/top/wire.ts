@@ -1,12 +1,12 @@
 /**
- * The parts of the broker answers `queenctl top` reads (http-api.md sections 6.3, 7.6, 8, 9, 10). Only the
+ * The parts of the broker answers `queenctl top` reads (docs/http-api.md). Only the
  * fields the dashboard shows are typed; the broker sends more.
  */
 
 import type { OpCounts } from '../analytics.js'
 import type { MessageCounters } from '../queues.js'
 
-/** Message counters of the stats snapshot (semantics.md 8.4), as the queue commands read them. */
+/** Message counters of the stats snapshot (docs/semantics.md, "Status counters"), as the queue commands read them. */
 export type { MessageCounters }
 
 /** GET /api/v1/status. */

@@ -23,7 +23,10 @@ export default class CgSeek extends HttpCommand {
   }
 
   static override flags = {
-    to: Flags.string({ description: 'seek target: end, beginning or a time (cli.md section 7)', required: true }),
+    to: Flags.string({
+      description: 'seek target: end, beginning or a time (docs/cli.md, "Times and seek targets")',
+      required: true,
+    }),
     yes: yesFlag,
     'dry-run': dryRunFlag,
   }

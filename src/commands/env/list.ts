@@ -5,7 +5,7 @@ import { OutputCommand } from '../../cli/output-command.js'
 export default class EnvList extends OutputCommand {
   static override summary = 'List the broker variables set in this environment, with their source and default'
   static override description =
-    "The broker's variable table (operations.md section 2) applied to this environment and --env-file: NAME, VALUE, SOURCE (env, env-file, default; the alias read when not the canonical name) and DEFAULT; -o wide adds TYPE and DESCRIPTION. Only variables that are set, unless --all. Secrets print as <set:N chars> unless --show-secrets. Values are not validated here: env check does that."
+    'The broker\'s variable table (docs/configuration.md, "Variables") applied to this environment and --env-file: NAME, VALUE, SOURCE (env, env-file, default; the alias read when not the canonical name) and DEFAULT; -o wide adds TYPE and DESCRIPTION. Only variables that are set, unless --all. Secrets print as <set:N chars> unless --show-secrets. Values are not validated here: env check does that.'
 
   static override examples = [
     '<%= config.bin %> env list',

@@ -18,7 +18,7 @@ import {
 const DEFAULT_MAX_BODY_BYTES = 33_554_432
 const RECORD_HEADROOM_BYTES = 65_536
 
-/** The broker's record bound: QUEEN_MAX_BODY_BYTES + 64 KiB (operations.md 7.2). */
+/** The broker's record bound: QUEEN_MAX_BODY_BYTES + 64 KiB (docs/operations.md, "Spool record format"). */
 function maxRecordBytes(env: NodeJS.ProcessEnv): number {
   const configured = Number.parseInt(env.QUEEN_MAX_BODY_BYTES ?? '', 10)
   return (

@@ -1,6 +1,6 @@
 import MessagesTraces from '../messages/traces.js'
 
-/** The same listing as `messages traces`, under the traces topic of cli.md section 8. */
+/** The same listing as `messages traces`, under the traces topic of docs/cli.md, "Command reference". */
 export default class TracesByMessage extends MessagesTraces {
   static override summary = 'List the trace events of one message, oldest first (same as messages traces)'
   static override hiddenAliases = []

@@ -4,7 +4,10 @@
  * only the socket idle timeout follows the server (it must outlast the longest request that waits).
  */
 
-/** Whole header block of a request (http-api.md 2.1: larger is a 431, Node's own limit made explicit). */
+/**
+ * Whole header block of a request (docs/http-api.md, "Request bodies": larger is a 431, Node's own limit made
+ * explicit).
+ */
 export const MAX_HEADER_BYTES = 16 * 1024
 
 /** A client has this long to send its request headers; a slow-headers (slowloris) client is cut. */

@@ -1,8 +1,8 @@
 /**
- * The one shape of every background service (style.md 3.9): `runOnce()` on an interval with ±10 %
- * jitter; an error is logged and the loop continues; `stop()` waits for the running cycle. A loop made with
- * `durationFactor` also waits that many times its last cycle's duration when that is longer than the
- * interval, so a cycle whose cost grows with the data never runs back to back with the next one.
+ * The one shape of every background service (docs/conventions.md, "Background jobs"): `runOnce()` on an interval
+ * with ±10 % jitter; an error is logged and the loop continues; `stop()` waits for the running cycle. A loop made with
+ * `durationFactor` also waits that many times its last cycle's duration when that is longer than the interval, so a
+ * cycle whose cost grows with the data never runs back to back with the next one.
  *
  * `stop()` aborts the signal the running cycle was given: work that is one long statement (the stats
  * refresh) cuts it there rather than hold a shutdown for as long as the data makes it run; batched work ends

@@ -1,5 +1,5 @@
 /**
- * The broker's logger (operations.md section 4): pino, as text lines (`<time> <LEVEL> <message>
+ * The broker's logger (docs/operations.md, "Logs"): pino, as text lines (`<time> <LEVEL> <message>
  * key=value ...`) by default or one JSON object per line with QUEEN_LOG_JSON=true. Every line carries the
  * server id; secrets and Authorization headers are redacted.
  */

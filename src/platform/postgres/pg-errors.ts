@@ -1,6 +1,6 @@
 /**
  * PostgreSQL errors classified in one place, by SQLSTATE and Node error code, never by message text
- * (style.md 3.4). The spool and retry decisions read these groups and nothing else.
+ * (docs/conventions.md, "Errors"). The spool and retry decisions read these groups and nothing else.
  */
 
 /** What a failure means for the caller. */
@@ -93,7 +93,7 @@ export function describeDbFailure(error: unknown): string {
   return `database error${typeof code === 'string' ? ` ${code}` : ''}`
 }
 
-/** Normalises anything thrown into an Error (style.md 3.4). */
+/** Normalises anything thrown into an Error (docs/conventions.md, "Errors"). */
 export function coerceError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error))
 }

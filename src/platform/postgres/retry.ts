@@ -1,6 +1,9 @@
 import { classifyPgError } from './pg-errors.js'
 
-/** Attempts for a statement that failed with a deadlock or serialization failure (operations.md 7.3). */
+/**
+ * Attempts for a statement that failed with a deadlock or serialization failure (docs/operations.md, "When a push is
+ * spooled").
+ */
 export const RETRYABLE_ATTEMPTS = 3
 
 /** Runs `work`, retrying it in place on deadlocks and serialization failures (never spooled). */

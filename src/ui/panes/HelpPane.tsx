@@ -1,4 +1,4 @@
-/** `?`: the keys of the dashboard (cli.md 9.7). */
+/** `?`: the keys of the dashboard (docs/cli.md, "The top dashboard"). */
 import { Box } from 'ink'
 import { Line } from '../Line.js'
 

@@ -1,7 +1,7 @@
 /**
- * RS256, EdDSA and `auto` with a PEM public key (operations.md 9.1): each broker accepts only the
- * algorithms of its keys, so HS/RS confusion (an HS256 token "signed" with the public key) and a token
- * naming its own key (`jwk`, `jku`, `x5u`) never verify.
+ * RS256, EdDSA and `auto` with a PEM public key (docs/operations.md, "Token verification"): each broker accepts only
+ * the algorithms of its keys, so HS/RS confusion (an HS256 token "signed" with the public key) and a token naming its
+ * own key (`jwk`, `jku`, `x5u`) never verify.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

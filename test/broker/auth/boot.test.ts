@@ -1,6 +1,6 @@
 /**
- * A JWT setting the broker cannot use stops the boot naming the variable (operations.md 9.1): through the
- * key loader, through a real broker boot (BootError, exit code 1, before PostgreSQL is touched), and
+ * A JWT setting the broker cannot use stops the boot naming the variable (docs/operations.md, "Token verification"):
+ * through the key loader, through a real broker boot (BootError, exit code 1, before PostgreSQL is touched), and
  * through `queenctl serve`.
  */
 import { generateKeyPairSync } from 'node:crypto'
@@ -31,7 +31,7 @@ async function refusal(config: Partial<Parameters<typeof loadVerificationKeys>[0
   throw new Error('the key loader accepted it')
 }
 
-describe('key loading (operations.md 9.1)', () => {
+describe('key loading (docs/operations.md, "Token verification")', () => {
   it('pins the accepted algorithms to the configured keys', async () => {
     const load = (config: Partial<Parameters<typeof loadVerificationKeys>[0]>) =>
       loadVerificationKeys({ ...BASE, ...config }, () => undefined)

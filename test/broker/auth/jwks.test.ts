@@ -1,5 +1,5 @@
 /**
- * JWT_JWKS_URL against a local JWKS server started here (operations.md 9.2): a storm of unknown `kid`s
+ * JWT_JWKS_URL against a local JWKS server started here (docs/operations.md, "JWKS"): a storm of unknown `kid`s
  * costs at most one fetch per cooldown, a rotated-in key works after one refetch, and a failing or
  * garbage endpoint leaves the last good key set in use. Fetches are counted at the server and in
  * `queen_jwks_fetches_total`.

@@ -1,6 +1,6 @@
 /**
- * Producer identity (operations.md 9.5): with auth on, every stored message carries the token's `sub` as
- * producerSub, through push, transaction pushes, stream sink pushes, and through the spool (push-maintenance
+ * Producer identity (docs/operations.md, "Producer identity"): with auth on, every stored message carries the token's
+ * `sub` as producerSub, through push, transaction pushes, stream sink pushes, and through the spool (push-maintenance
  * spools every push; replay stores it). A producerSub in a body is never read.
  */
 import { readdir, readFile } from 'node:fs/promises'

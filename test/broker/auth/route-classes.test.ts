@@ -29,7 +29,7 @@ function concrete(url: string): string {
   return path.startsWith('/api/v1/pop') ? `${path}?wait=false&namespace=auth-x` : path
 }
 
-describe('the route table (http-api.md section 3)', () => {
+describe('the route table (docs/http-api.md, "Route table")', () => {
   it('every registered route has a class', () => {
     const routes = broker.app.auth.routes
     expect(routes.length).toBeGreaterThan(60)

@@ -1,5 +1,5 @@
 /**
- * QUEEN_TENANCY_CLAIM (operations.md 14.1): with JWT on, the tenant header must equal the token's claim,
+ * QUEEN_TENANCY_CLAIM (docs/operations.md, "Tenancy"): with JWT on, the tenant header must equal the token's claim,
  * so a token of one tenant cannot act for another by changing the header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
 /**
- * JWT verification and authorization on a real broker (operations.md 9.1, 9.3, 9.4; http-api.md 2.8):
- * HS256 with iss/aud, every 401 and 403 shape, role classes, skip paths matched on the routed path, and
- * `queen_auth_failures_total`.
+ * JWT verification and authorization on a real broker (docs/operations.md, "Token verification", "Claims and roles" and
+ * "Skip paths"; docs/http-api.md, "Auth classes"): HS256 with iss/aud, every 401 and 403 shape, role classes, skip
+ * paths matched on the routed path, and `queen_auth_failures_total`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
@@ -45,7 +45,7 @@ async function authFailures(): Promise<Map<string, number>> {
   return counts
 }
 
-describe('401: missing or invalid tokens (http-api.md 2.8)', () => {
+describe('401: missing or invalid tokens (docs/http-api.md, "Auth classes")', () => {
   it('no Authorization header: 401 Authentication required, nothing stored', async () => {
     const answer = await http(broker, 'POST', '/api/v1/push', PUSH)
     expect(answer.status).toBe(401)
@@ -203,7 +203,7 @@ describe('401: missing or invalid tokens (http-api.md 2.8)', () => {
   })
 })
 
-describe('403: roles against route classes (operations.md 9.3)', () => {
+describe('403: roles against route classes (docs/operations.md, "Claims and roles")', () => {
   it('read-only may read, not write', async () => {
     const readOnly = bearer(await token({ role: 'read-only' }))
     expect((await http(broker, 'GET', '/api/v1/resources/queues', undefined, readOnly)).status).toBe(200)
@@ -255,7 +255,7 @@ describe('403: roles against route classes (operations.md 9.3)', () => {
   })
 })
 
-describe('public routes and JWT_SKIP_PATHS (operations.md 9.4)', () => {
+describe('public routes and JWT_SKIP_PATHS (docs/operations.md, "Skip paths")', () => {
   it('/health, /health/live and the default skip list answer without a token', async () => {
     for (const path of ['/health', '/health/live', '/metrics', '/metrics/prometheus']) {
       expect((await http(broker, 'GET', path)).status, path).toBe(200)
@@ -304,7 +304,7 @@ describe('public routes and JWT_SKIP_PATHS (operations.md 9.4)', () => {
   })
 })
 
-describe('queen_auth_failures_total (operations.md 12.1)', () => {
+describe('queen_auth_failures_total (docs/operations.md, "Prometheus series")', () => {
   it('counts each refusal under its reason', async () => {
     const before = await authFailures()
     await http(broker, 'GET', '/api/v1/resources/queues')
@@ -319,7 +319,7 @@ describe('queen_auth_failures_total (operations.md 12.1)', () => {
   })
 })
 
-describe('JWT_REQUIRE_EXP (operations.md 9.3)', () => {
+describe('JWT_REQUIRE_EXP (docs/operations.md, "Claims and roles")', () => {
   it('off by default: a token without exp is accepted', async () => {
     const answer = await http(broker, 'GET', '/api/v1/resources/queues', undefined, bearer(await token({ exp: null })))
     expect(answer.status).toBe(200)

@@ -1,7 +1,7 @@
 /**
- * The payload cipher (semantics.md 9.1): AES-256-GCM, random 12-byte IV, 16-byte tag, the message identity
- * as AAD, the stored form and key id; and the push-side decisions of PushEncryption for the spool and its
- * replay (no database: a fake registry).
+ * The payload cipher (docs/semantics.md, "Encryption: what and how"): AES-256-GCM, random 12-byte IV, 16-byte tag, the
+ * message identity as AAD, the stored form and key id; and the push-side decisions of PushEncryption for the spool and
+ * its replay (no database: a fake registry).
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Where the embedded PostgreSQL's user can reach things (operations.md 13.1, issue 16): the data
+ * Where the embedded PostgreSQL's user can reach things (docs/operations.md, "Embedded PostgreSQL", issue 16): the data
  * directory's missing parents are created 0755 and only the directory itself 0700; an existing parent the
  * user cannot enter is a configuration error naming it (and `queenctl serve` reports it as one, not as a
  * bug); and as root, binaries in a folder the `postgres` user cannot enter (a checkout under /root or in a

@@ -1,9 +1,8 @@
 /**
- * The embedded PostgreSQL (operations.md 13.1): a real server initialised on first use in QUEEN_DATA_DIR,
- * data kept across restarts and crashes, credentials in an owner-only file, run as an unprivileged user
- * when we are root, the directory locked against a second broker, and a server orphaned by a killed
- * broker taken over by the next one. Each test has its own directory under /tmp and initialises its own
- * cluster, so these tests are slow.
+ * The embedded PostgreSQL (docs/operations.md, "Embedded PostgreSQL"): a real server initialised on first use in
+ * QUEEN_DATA_DIR, data kept across restarts and crashes, credentials in an owner-only file, run as an unprivileged user
+ * when we are root, the directory locked against a second broker, and a server orphaned by a killed broker taken over
+ * by the next one. Each test has its own directory under /tmp and initialises its own cluster, so these tests are slow.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'

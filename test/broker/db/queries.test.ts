@@ -4,8 +4,8 @@ import { useTestDatabase } from '../../support/database.js'
 
 const testDatabase = useTestDatabase('queries')
 
-// Every registered runtime statement parses and type-checks against the schema (style.md 3.11): a typo or a
-// schema drift fails here in milliseconds instead of on the first request that needs the statement.
+// Every registered runtime statement parses and type-checks against the schema (docs/conventions.md, "Tests"): a typo
+// or a schema drift fails here in milliseconds instead of on the first request that needs the statement.
 describe('runtime statement registry', () => {
   it.each(Object.keys(SQL) as QueryName[])('%s prepares against the schema', async (name) => {
     await testDatabase.client().query(`PREPARE check_statement AS ${SQL[name]}`)

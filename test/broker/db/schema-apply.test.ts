@@ -1,7 +1,7 @@
 /**
- * Schema apply (DESIGN.md section 4): the shipped `.sql` files applied in order under the advisory lock,
- * recorded in `queen.schema_ledger`, idempotent, with a dry run and a one-script rendering for DBAs.
- * Every test starts from an empty database of its own (no `queen` schema).
+ * Schema apply (docs/design.md, "Storage decisions"): the shipped `.sql` files applied in order under the advisory
+ * lock, recorded in `queen.schema_ledger`, idempotent, with a dry run and a one-script rendering for DBAs. Every test
+ * starts from an empty database of its own (no `queen` schema).
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'

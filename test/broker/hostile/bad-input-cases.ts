@@ -90,7 +90,7 @@ const headerLines = (count: number) => Array.from({ length: count }, (_, i) => `
 const cycleOf = (extra: Record<string, unknown>) => ({ query_id: UUID, partition_id: UUID, ...extra })
 
 export const BAD_INPUTS: BadInput[] = [
-  // --- nesting (http-api.md 2.3: payloads deeper than 128 levels are refused)
+  // --- nesting (docs/http-api.md, "Validation at the edge": payloads deeper than 128 levels are refused)
   {
     name: 'push payload of 100 000 nested arrays',
     send: text(PUSH, `{"items":[{"queue":"hx-new","payload":${nestedArrays(100_000)}}]}`),

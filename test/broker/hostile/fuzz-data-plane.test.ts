@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the data plane (http-api.md 5): push, the three pops, ack, ack batch,
+ * Property-based fuzzing of the data plane (docs/http-api.md, "Data plane"): push, the three pops, ack, ack batch,
  * transaction and lease extend. Fields start from real values (messages popped in beforeAll, with live
  * leases) and are replaced by hostile ones; never a 5xx, and a refused request stores nothing.
  */

@@ -221,7 +221,8 @@ export async function checkRequest(broker: TestBroker, tally: FuzzTally, request
   })
   tally.statuses.set(answer.status, (tally.statuses.get(answer.status) ?? 0) + 1)
   expect(answer.status, `${request.method} ${request.path} ${request.body ?? ''}\n-> ${answer.text}`).toBeLessThan(500)
-  // Values PostgreSQL refuses must be caught at the edge (DESIGN.md 2.7), never reported as its error.
+  // Values PostgreSQL refuses must be caught at the edge (docs/design.md, "Bad input gets a clear error"), never
+  // reported as its error.
   expect(answer.text, `${request.method} ${request.path} ${request.body ?? ''}`).not.toMatch(
     /database error|internal error/,
   )

@@ -1,5 +1,5 @@
 /**
- * 10 000 parked long-polls (issue 19, DESIGN.md 5 "thousands of concurrent long-polls"): held open on an
+ * 10 000 parked long-polls (issue 19, docs/design.md, "Scale": thousands of concurrent long-polls): held open on an
  * empty queue by a client process of their own (park-client.mjs; the broker and the client each hold
  * 10 000 sockets, under the 20 000 descriptors `ulimit -n` allows one process here), the broker's heap
  * stays within a generous bound per parked poll, and a shutdown answers every one of them with an HTTP

@@ -20,7 +20,7 @@ async function consumerRow(queue: string, group = '__QUEUE_MODE__') {
 }
 
 describe('POST /api/v1/ack', () => {
-  it('answers a one-element array with the fields of http-api.md 4.4 and releases the lease on the last ack', async () => {
+  it('answers a one-element array with the fields of docs/http-api.md, "Ack result" and releases the lease on the last ack', async () => {
     await pushMany(broker, 'ack-shape', 'p', 2)
     const body = await pop(broker, 'ack-shape', { batch: 10 })
     const first = await ack(broker, body.messages[0])

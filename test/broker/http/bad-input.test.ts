@@ -1,8 +1,8 @@
 /**
- * Bad input at the HTTP edge (http-api.md 2.2, 2.3, 2.5, sections 5-8; reliability.md T5): every refused
- * request is a 400 naming the field, with code QUEEN_ERR_VALIDATION, answered before anything is stored;
- * no input produces a 5xx; a bad request never shares fate with good ones; Unicode and delimiters in
- * names and payloads behave as documented.
+ * Bad input at the HTTP edge (docs/http-api.md, "Query and path parameters", "Validation at the edge" and "Error
+ * shapes", and the routes after them; docs/reliability.md, "Hazards"): every refused request is a 400 naming the field,
+ * with code QUEEN_ERR_VALIDATION, answered before anything is stored; no input produces a 5xx; a bad request never
+ * shares fate with good ones; Unicode and delimiters in names and payloads behave as documented.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -703,7 +703,7 @@ describe('volume', () => {
   })
 })
 
-describe('shared fate (reliability.md T5)', () => {
+describe('shared fate (docs/reliability.md, "Hazards")', () => {
   it('100 concurrent pushes, one with a non-UUID traceId: that one 400, the 99 others queued', async () => {
     const bad = 37
     const requests = Array.from({ length: 100 }, (_, i) =>

@@ -1,6 +1,7 @@
 /**
  * Request bodies, content types, size limits, unknown routes and response headers at the HTTP edge
- * (http-api.md 2.1, 2.4, 2.5, 2.10; reliability.md T5 "Framing and size").
+ * (docs/http-api.md, "Request bodies", "Response headers", "Error shapes" and "Unknown routes"; docs/reliability.md,
+ * "Hazards", H27).
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -51,7 +52,7 @@ async function raw(
 
 const pushBody = (queue: string, payload: unknown = 1) => JSON.stringify({ items: [{ queue, payload }] })
 
-describe('content types (http-api.md 2.1)', () => {
+describe('content types (docs/http-api.md, "Request bodies")', () => {
   it('parses a JSON body sent as application/json; charset=utf-8', async () => {
     const answer = await call('POST', '/api/v1/push', pushBody('edge-charset', 'ü'), {
       'content-type': 'application/json; charset=utf-8',
@@ -93,7 +94,7 @@ describe('content types (http-api.md 2.1)', () => {
   })
 })
 
-describe('empty bodies are {} (http-api.md 2.1)', () => {
+describe('empty bodies are {} (docs/http-api.md, "Request bodies")', () => {
   it.each([
     ['Content-Type: application/json', { 'content-type': 'application/json', 'content-length': '0' }],
     ['Content-Type: text/plain', { 'content-type': 'text/plain', 'content-length': '0' }],
@@ -264,7 +265,7 @@ describe('bodies on routes that read none', () => {
   })
 })
 
-describe('unknown routes and CORS (http-api.md 2.4, 2.10)', () => {
+describe('unknown routes and CORS (docs/http-api.md, "Response headers" and "Unknown routes")', () => {
   it.each([
     ['GET', '/api/v1/nope', 'Route GET /api/v1/nope not found'],
     ['GET', '/api/v1/nope?batch=1', 'Route GET /api/v1/nope not found'],
@@ -282,7 +283,7 @@ describe('unknown routes and CORS (http-api.md 2.4, 2.10)', () => {
   })
 })
 
-describe('response headers (http-api.md 1, 2.4)', () => {
+describe('response headers (docs/http-api.md, "Listener and prefixes" and "Response headers")', () => {
   it('every response of this file carried an X-Request-Id and no Access-Control-* header', async () => {
     // A few more kinds of answer: a pop, an ack, a validation error with an Origin header.
     await call('GET', '/api/v1/pop/queue/edge-charset?batch=1')

@@ -9,7 +9,7 @@ afterAll(async () => {
   await broker.close()
 })
 
-describe('routes that read no body (http-api.md 2.1)', () => {
+describe('routes that read no body (docs/http-api.md, "Request bodies")', () => {
   it('ignore an unparsable JSON body instead of answering 400', async () => {
     const response = await http(broker, 'DELETE', '/api/v1/consumer-groups/nobody', '{not json', {
       'content-type': 'application/json',

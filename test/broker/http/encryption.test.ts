@@ -1,6 +1,7 @@
 /**
- * Encryption at rest end to end (semantics.md 3.6 and 9, http-api.md 4.2, 7.2, 7.6, 7.7, reliability.md T8):
- * real PostgreSQL, brokers with a key, without one and with another key on one database.
+ * Encryption at rest end to end (docs/semantics.md, "Encryption on push" and "Encryption at rest", docs/http-api.md,
+ * "Pop answer", "Get a message", "List the dead-letter queue" and "Read traces", docs/reliability.md, "Hazards"): real
+ * PostgreSQL, brokers with a key, without one and with another key on one database.
  */
 import { randomBytes } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
@@ -356,7 +357,7 @@ describe('a broker with a key', () => {
   })
 })
 
-/** Expects the pop answer of semantics.md 9.4 and checks that the pop changed nothing. */
+/** Expects the pop answer of docs/semantics.md, "Pops without a usable key" and checks that the pop changed nothing. */
 async function expectKeyUnavailable(
   broker: TestBroker,
   queue: string,

@@ -16,7 +16,7 @@ async function trace(partitionId: string, transactionId: string, fields: Record<
   return response.body.traceId
 }
 
-describe('trace reads (http-api.md 7.7)', () => {
+describe('trace reads (docs/http-api.md, "Read traces")', () => {
   let partitionId: string
   let otherPartitionId: string
   const ids: string[] = []

@@ -253,7 +253,7 @@ describe('GET /api/v1/messages/:partitionId/:transactionId', () => {
       partition: 'p',
       namespace: 'detail',
       task: '',
-      // No queue-mode cursor: the slowest named group is the reference (semantics.md 8.4).
+      // No queue-mode cursor: the slowest named group is the reference (docs/semantics.md, "Status counters").
       status: 'processing',
       payload: { order: 42 },
       isEncrypted: false,

@@ -28,7 +28,8 @@ describe('GET /metrics/prometheus', () => {
     expect(exposition.value('queen_uptime_seconds')).toBeGreaterThanOrEqual(0)
     expect(exposition.value('queen_db_healthy')).toBe(1)
     expect(exposition.value('queen_pop_parked')).toBe(0)
-    // Every wake-up source has its series from the start (operations.md 12.1), at 0 before any long-poll.
+    // Every wake-up source has its series from the start (docs/operations.md, "Prometheus series"), at 0 before any
+    // long-poll.
     for (const source of ['local', 'mesh', 'pg_notify', 'timer']) {
       expect(exposition.value('queen_pop_wakeups_total', { source }), source).toBe(0)
     }

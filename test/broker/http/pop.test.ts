@@ -20,7 +20,7 @@ async function parkedReaches(target: TestBroker, count: number): Promise<number>
 }
 
 describe('GET /api/v1/pop/queue/:queue', () => {
-  it('delivers in position order with the envelope and message fields of http-api.md 4.1-4.2', async () => {
+  it('delivers in position order with the envelope and message fields of docs/http-api.md, "Popped message" and "Pop answer"', async () => {
     await pushMany(broker, 'pop-shape', 'p', 3)
     const body = await pop(broker, 'pop-shape', { batch: 10 })
     expect(Object.keys(body).sort()).toEqual(

@@ -35,7 +35,7 @@ async function storedIn(queue: string): Promise<number> {
 }
 
 describe('POST /api/v1/push', () => {
-  it('answers one result per item, in order, with the wire field names of http-api.md 4.3', async () => {
+  it('answers one result per item, in order, with the wire field names of docs/http-api.md, "Push result"', async () => {
     const traceId = '0190b3c6-4f1c-7a3e-9b2d-1c2d3e4f5a6b'
     const results = await push(broker, [
       { queue: 'push-shape', partition: 'p1', payload: { a: 1 }, transactionId: 'tx-1', traceId },

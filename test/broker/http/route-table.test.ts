@@ -11,7 +11,7 @@ afterAll(async () => {
 
 const P = '0190b3c6-4f1c-7a3e-9b2d-1c2d3e4f5a6b'
 
-// Every route of http-api.md section 3 (except the dashboard, route 65) is served: none answers the
+// Every route of docs/http-api.md, "Route table" (except the dashboard, route 65) is served: none answers the
 // unknown-route 404. What each answers is tested in the route families' own files.
 const ROUTES: [string, string][] = [
   ['POST', '/api/v1/push'],
@@ -78,11 +78,11 @@ const ROUTES: [string, string][] = [
   ['POST', '/streams/v1/queries'],
   ['POST', '/streams/v1/cycle'],
   ['POST', '/streams/v1/state/get'],
-  // Not in http-api.md's table, but the JS client's Admin.getPartitions calls it.
+  // Not in docs/http-api.md's table, but the JS client's Admin.getPartitions calls it.
   ['GET', '/api/v1/resources/partitions'],
 ]
 
-describe('the route table of http-api.md section 3', () => {
+describe('the route table of docs/http-api.md, "Route table"', () => {
   it.each(ROUTES)('%s %s is served', async (method, path) => {
     const response = await http(broker, method, path, method === 'GET' || method === 'DELETE' ? undefined : {})
     expect(response.status).toBeLessThan(500)
@@ -93,7 +93,7 @@ describe('the route table of http-api.md section 3', () => {
     ['POST', '/api/v1/migration/start'],
     ['POST', '/api/v1/stream/run'],
     ['OPTIONS', '/api/v1/push'],
-  ])('%s %s is not served (http-api.md 14)', async (method, path) => {
+  ])('%s %s is not served (docs/http-api.md, "Not served")', async (method, path) => {
     const response = await http(broker, method, path)
     expect(response.status).toBe(404)
   })

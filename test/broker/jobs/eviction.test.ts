@@ -1,5 +1,6 @@
-// The eviction cycle (semantics.md 10, reliability.md T10): maxWaitTimeSeconds, live leases, the DLQ with
-// payload copies, known groups. Messages are aged with UPDATE instead of sleeping.
+// The eviction cycle (docs/semantics.md, "Retention, eviction and cleanup", docs/reliability.md, "Hazards"):
+// maxWaitTimeSeconds, live leases, the DLQ with payload copies, known groups. Messages are aged with UPDATE instead of
+// sleeping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { ack, ackBatch, configure, numbers, pop, pushMany } from '../../support/queen.js'

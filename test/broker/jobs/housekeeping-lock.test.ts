@@ -1,5 +1,6 @@
-// The per-cycle election of the housekeeping jobs (semantics.md 10, style.md 3.9): an advisory try-lock per
-// batch transaction; a replica that does not get it skips the cycle. Plus construction-time validation.
+// The per-cycle election of the housekeeping jobs (docs/semantics.md, "Retention, eviction and cleanup",
+// docs/conventions.md, "Background jobs"): an advisory try-lock per batch transaction; a replica that does not get
+// it skips the cycle. Plus construction-time validation.
 import pg from 'pg'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

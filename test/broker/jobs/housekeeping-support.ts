@@ -15,7 +15,7 @@ import {
   type RetentionDeletion,
 } from '../../../src/broker/jobs/housekeeping-jobs.js'
 
-/** The production defaults of operations.md 2.6. */
+/** The production defaults of docs/configuration.md, "Background jobs and convergence". */
 export const DEFAULT_JOBS_CONFIG: HousekeepingJobOptions['config'] = {
   retentionIntervalMs: 300_000,
   retentionBatchSize: 1000,

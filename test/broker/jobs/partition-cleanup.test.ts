@@ -1,5 +1,6 @@
-// Inactive-partition cleanup in the retention cycle (semantics.md 10, reliability.md T10 "cleanup versus
-// push"): what is deleted, what is kept, and pushes racing the cleanup are never lost.
+// Inactive-partition cleanup in the retention cycle (docs/semantics.md, "Retention, eviction and cleanup",
+// docs/reliability.md, "Hazards", H29: cleanup versus push): what is deleted, what is kept, and pushes racing the
+// cleanup are never lost.
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'

@@ -1,6 +1,7 @@
-// The retention cycle (semantics.md 10, reliability.md T10): expired and completed retention, dedup
-// tombstones, DLQ retention, cursor moves (no ghost partitions), purges. Messages are aged with UPDATE
-// (every message of a partition by the same amount, so created_at keeps its order) instead of sleeping.
+// The retention cycle (docs/semantics.md, "Retention, eviction and cleanup", docs/reliability.md, "Hazards"): expired
+// and completed retention, dedup tombstones, DLQ retention, cursor moves (no ghost partitions), purges. Messages are
+// aged with UPDATE (every message of a partition by the same amount, so created_at keeps its order) instead of
+// sleeping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 import { ack, ackBatch, configure, numbers, pop, push, pushMany } from '../../support/queen.js'

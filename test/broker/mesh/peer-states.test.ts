@@ -1,7 +1,7 @@
 /**
- * What `GET /api/v1/system/mesh` shows for each way a peer can be (http-api.md section 10, cli.md 9.6):
- * never reachable, refused for a different secret, restarted with a new instance id; and the paths a wake
- * takes when both the mesh and the PostgreSQL channel run (one re-check) or only PostgreSQL does.
+ * What `GET /api/v1/system/mesh` shows for each way a peer can be (docs/http-api.md, "System", docs/cli.md, "queenctl
+ * mesh status"): never reachable, refused for a different secret, restarted with a new instance id; and the paths a
+ * wake takes when both the mesh and the PostgreSQL channel run (one re-check) or only PostgreSQL does.
  */
 import { describe, expect, it } from 'vitest'
 import { http, startTestBroker, WAKE_ONLY_POP_WAIT, type TestBroker } from '../../support/broker.js'

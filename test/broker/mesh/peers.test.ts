@@ -1,6 +1,6 @@
 /**
- * The peer list and the mesh's boot rules (operations.md 11.2, 11.6): parsing, and open mode refused off
- * loopback, both as rules and as a real boot that stops before touching anything.
+ * The peer list and the mesh's boot rules (docs/operations.md, "Peers" and "Open mode"): parsing, and open mode refused
+ * off loopback, both as rules and as a real boot that stops before touching anything.
  */
 import { describe, expect, it } from 'vitest'
 import pino from 'pino'

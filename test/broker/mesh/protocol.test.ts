@@ -1,7 +1,8 @@
 /**
- * The mesh protocol on raw sockets (operations.md 11.3-11.6, reliability.md T7): a test broker's mesh port
- * is dialed (or dials a hand-driven acceptor) and sent bytes a real peer never would. Every refusal must
- * close the connection, and the authentication refusals must count in queen_mesh_auth_failures_total.
+ * The mesh protocol on raw sockets (docs/operations.md, "Frames", "Handshake", "Frame authentication" and "Open mode",
+ * docs/reliability.md, "Hazards"): a test broker's mesh port is dialed (or dials a hand-driven acceptor) and sent bytes
+ * a real peer never would. Every refusal must close the connection, and the authentication refusals must count in
+ * queen_mesh_auth_failures_total.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'

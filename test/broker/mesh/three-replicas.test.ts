@@ -1,5 +1,5 @@
 /**
- * Three brokers on loopback sharing one PostgreSQL, meshed (reliability.md T7). They run without the
+ * Three brokers on loopback sharing one PostgreSQL, meshed (docs/reliability.md, "Hazards"). They run without the
  * PostgreSQL hint channel and without the periodic re-read, so whatever converges here converged over the
  * mesh; the frames-in counters say so too.
  */
@@ -56,7 +56,7 @@ describe('three meshed replicas', () => {
     // B's backoff timer is a minute: only a wake can answer within the test.
     expect(numbers(await parked)).toEqual([1])
     expect(await metric(b!, 'queen_pop_wakeups_total', { source: 'mesh' })).toBe(wakesBefore + 1)
-    // One frame from A to each peer, and no re-broadcast: A hears nothing back (reliability.md T7).
+    // One frame from A to each peer, and no re-broadcast: A hears nothing back (docs/reliability.md, "Hazards").
     await expect.poll(() => wakeFramesIn(c)).toBe(framesC + 1)
     expect(await wakeFramesIn(b)).toBe(framesB + 1)
     expect(await wakeFramesIn(a)).toBe(framesA)

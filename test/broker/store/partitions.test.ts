@@ -35,7 +35,7 @@ describe('listPartitions', () => {
         id: pushed[1].partition_id,
         name: 'a',
         queue: 'store-q1',
-        // An auto-created queue derives its namespace from its name (semantics.md 3.1).
+        // An auto-created queue derives its namespace from its name (docs/semantics.md, "Auto-creation").
         namespace: 'store-q1',
         task: '',
         created_at: expect.any(Date),

@@ -1,5 +1,5 @@
 /**
- * What carries the tenant besides the routes (operations.md 14.1): wake-ups of parked pops, and the
+ * What carries the tenant besides the routes (docs/operations.md, "Tenancy"): wake-ups of parked pops, and the
  * Prometheus labels. Two tenants own a queue `orders`; a push into one wakes only its own parked pops, and
  * each tenant's counters are series of their own.
  */

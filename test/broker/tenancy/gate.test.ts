@@ -4,7 +4,7 @@ import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
 const ACME = { 'X-Queen-Tenant': 'acme' }
 const GLOBEX = { 'X-Queen-Tenant': 'globex' }
 
-describe('tenancy header gate (operations.md 14.1)', () => {
+describe('tenancy header gate (docs/operations.md, "Tenancy")', () => {
   let broker: TestBroker
   beforeAll(async () => {
     broker = await startTestBroker({ label: 'tenancy-gate', config: { tenancy: { header: 'X-Queen-Tenant' } } })

@@ -17,7 +17,7 @@ interface ConsumerRow {
   lease_expires_at: Date | null
 }
 
-describe('tenant isolation of acks and leases (operations.md 14.1)', () => {
+describe('tenant isolation of acks and leases (docs/operations.md, "Tenancy")', () => {
   let broker: TestBroker
   beforeAll(async () => {
     broker = await startTestBroker({ label: 'tenancy-isolation', config: { tenancy: { header: 'X-Queen-Tenant' } } })
@@ -214,7 +214,7 @@ describe('tenant isolation of acks and leases (operations.md 14.1)', () => {
         ])
       ).rows.length
     expect((await http(broker, 'GET', path, undefined, ACME)).status).toBe(404)
-    // http-api.md 7.3: a delete answers 200 both ways.
+    // docs/http-api.md, "Delete a message": a delete answers 200 both ways.
     const deleted = await http(broker, 'DELETE', path, undefined, ACME)
     expect(deleted.body).toMatchObject({ success: false, message: 'Message not found' })
     expect((await http(broker, 'POST', `${path}/dlq`, {}, ACME)).status).toBe(404)

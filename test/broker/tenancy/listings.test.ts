@@ -1,5 +1,5 @@
 /**
- * Tenant isolation of every read route (operations.md 14.1): two tenants own a queue `orders` in the same
+ * Tenant isolation of every read route (docs/operations.md, "Tenancy"): two tenants own a queue `orders` in the same
  * namespace and task. acme's queue holds messages, a dead letter, a lagging group and a trace, all under
  * names only acme uses. Every GET route read as globex, and every pop globex can make, shows none of it:
  * neither acme's names, ids and payloads, nor acme's counts in the totals.
@@ -72,7 +72,7 @@ afterAll(async () => {
 const P = () => acmeMessage.partitionId
 const TX = () => acmeMessage.transactionId
 
-// Every GET tenant route of http-api.md section 3, with acme's names and ids where a route takes them.
+// Every GET tenant route of docs/http-api.md, "Route table", with acme's names and ids where a route takes them.
 const READS: [string, () => string][] = [
   ['queues', () => '/api/v1/resources/queues'],
   ['queue detail', () => '/api/v1/resources/queues/orders'],

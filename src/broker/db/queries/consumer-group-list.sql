@@ -1,5 +1,5 @@
 -- GET /api/v1/consumer-groups: one row per (group, queue) of the tenant, queue mode included, with its
--- members (partitions it has a cursor on), lag totals and subscription record (semantics.md 8.3).
+-- members (partitions it has a cursor on), lag totals and subscription record (docs/semantics.md, "Lag").
 -- $1 tenant.
 SELECT l.consumer_group, l.queue_name,
        count(*) FILTER (WHERE l.has_cursor)::integer AS members,

@@ -1,9 +1,9 @@
 -- GET /api/v1/messages/:partitionId/:transactionId: one message (the newest with that transaction id) with its
 -- payload as stored, its queue's delivery options, and its state for every group. The top-level status,
--- error and retry count are those of the reference group of semantics.md 8.4: queue mode when it has a
--- cursor on the partition, else the slowest named group, else queue mode (every message pending).
--- consumer_groups lists the named groups that know the queue (cursor on the partition or subscription).
--- $1 tenant, $2 partition id, $3 transaction id.
+-- error and retry count are those of the reference group of docs/semantics.md, "Status counters": queue mode when it
+-- has a cursor on the partition, else the slowest named group, else queue mode (every message pending). consumer_groups
+-- lists the named groups that know the queue (cursor on the partition or subscription). $1 tenant, $2 partition id, $3
+-- transaction id.
 WITH target AS (
   SELECT m.*, q.id AS queue_id, q.name AS queue_name, q.namespace, q.task, q.lease_time_seconds, q.retry_limit,
          q.retry_delay_ms, q.priority, p.name AS partition_name

@@ -1,8 +1,7 @@
--- Adds one replica's per-minute queue counters (operations.md 12.3); a second write in the same minute adds
--- to the first, the lag average weighted by pops. One element per (minute, tenant, queue), never repeated.
--- $1 server id, $2 minute buckets (timestamptz[]), $3 tenants, $4 queue names, $5 pushes, $6 pops, $7 acks,
--- $8 failures, $9 dead-letters, $10 pop lag averages in ms (float8[]), $11 pop lag maxima in ms,
--- $12 parked pops.
+-- Adds one replica's per-minute queue counters (docs/operations.md, "Per-minute metrics in PostgreSQL"); a second write
+-- in the same minute adds to the first, the lag average weighted by pops. One element per (minute, tenant, queue),
+-- never repeated. $1 server id, $2 minute buckets (timestamptz[]), $3 tenants, $4 queue names, $5 pushes, $6 pops, $7
+-- acks, $8 failures, $9 dead-letters, $10 pop lag averages in ms (float8[]), $11 pop lag maxima in ms, $12 parked pops.
 INSERT INTO queen.metrics_queue_minute AS m (bucket, server_id, tenant, queue_name, push_count, pop_count, ack_count,
   failed_count, dlq_count, pop_lag_avg_ms, pop_lag_max_ms, parked_pops)
 SELECT r.bucket, $1, r.tenant, r.queue_name, r.push, r.pop, r.ack, r.failed, r.dlq, r.lag_avg, r.lag_max, r.parked

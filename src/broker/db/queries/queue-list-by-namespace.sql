@@ -1,6 +1,6 @@
--- Queues a namespace/task pop visits (GET /api/v1/pop, semantics.md 4.9): matching tags, highest
--- priority first, then the queue the group was served from least recently (never served first).
--- $1 tenant, $2 namespace or NULL (any), $3 task or NULL (any), $4 consumer group.
+-- Queues a namespace/task pop visits (GET /api/v1/pop, docs/semantics.md, "Namespace and task pops"): matching tags,
+-- highest priority first, then the queue the group was served from least recently (never served first). $1 tenant, $2
+-- namespace or NULL (any), $3 task or NULL (any), $4 consumer group.
 SELECT q.id, q.name
 FROM queen.queues q
 LEFT JOIN LATERAL (

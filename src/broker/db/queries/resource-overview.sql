@@ -1,7 +1,7 @@
 -- GET /api/v1/resources/overview: the tenant's totals in one row: queue, partition, namespace and task
--- counts, status counters summed over partitions (semantics.md 8.4), and lag per (partition, group)
--- aggregated: time lag in seconds, offset lag in messages (8.3); a pair with nothing unsettled counts 0.
--- $1 tenant.
+-- counts, status counters summed over partitions (docs/semantics.md, "Status counters"), and lag per (partition, group)
+-- aggregated: time lag in seconds, offset lag in messages (docs/semantics.md, "Lag"); a pair with nothing unsettled
+-- counts 0. $1 tenant.
 WITH tq AS (
   SELECT q.id, q.namespace, q.task FROM queen.queues q WHERE q.tenant = $1
 ), counters AS (

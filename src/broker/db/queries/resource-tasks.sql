@@ -1,5 +1,5 @@
 -- GET /api/v1/resources/tasks: the tenant's queues grouped by task (queues without one are left out),
--- with partition counts and message counters (semantics.md 8.4).
+-- with partition counts and message counters (docs/semantics.md, "Status counters").
 -- $1 tenant.
 SELECT q.task, count(DISTINCT q.id)::integer AS queues, count(p.id)::integer AS partitions,
        coalesce(sum(c.total), 0)::bigint AS total, coalesce(sum(c.pending), 0)::bigint AS pending

@@ -1,6 +1,6 @@
 -- GET /api/v1/status/queues/:queue/messages: the queue's messages, newest first, each with its status for
--- queue mode when it has a cursor on the partition, else for the slowest known group (semantics.md 8.4):
--- pending, processing, completed, failed or dead_letter. $1 queue id, $2 limit, $3 offset.
+-- queue mode when it has a cursor on the partition, else for the slowest known group (docs/semantics.md, "Status
+-- counters"): pending, processing, completed, failed or dead_letter. $1 queue id, $2 limit, $3 offset.
 SELECT m.id, m.transaction_id, m.partition_id, p.name AS partition_name, m.created_at,
        CASE
          WHEN g.consumer_group IS NULL THEN 'pending'

@@ -1,6 +1,6 @@
 -- GET /api/v1/status/queues/:queue: a queue's partitions with their snapshot counters (zeros until the
 -- partition's first refresh) and the cursor counters of queue mode when it has a cursor there, else of the
--- slowest group (semantics.md 8.4). $1 queue id.
+-- slowest group (docs/semantics.md, "Status counters"). $1 queue id.
 SELECT p.id, p.name, p.created_at, p.last_activity_at,
        coalesce(s.total, 0)::bigint AS total, coalesce(s.pending, 0)::bigint AS pending,
        coalesce(s.processing, 0)::bigint AS processing, coalesce(s.completed, 0)::bigint AS completed,

@@ -1,4 +1,4 @@
--- release_lease:false (http-api.md 13): the cycle's ack gave every message of the lease an outcome, so
+-- release_lease:false (docs/http-api.md, "Streams"): the cycle's ack gave every message of the lease an outcome, so
 -- queen.ack_messages released the lease; put the captured lease back, unchanged (same id, expiry and
 -- range), in the same transaction. The partition stays held for the group until the lease expires (the
 -- reclaim then finds nothing open under it and counts no failure), is extended, or is released by a

@@ -1,5 +1,5 @@
 -- State rows of one (query, partition), sorted by key (code-point order), with updated_at in PostgreSQL's
--- JSON form of a UTC timestamp plus its offset (http-api.md 2.7), whatever the session's TimeZone.
+-- JSON form of a UTC timestamp plus its offset (docs/http-api.md, "Timestamps"), whatever the session's TimeZone.
 -- $1 query id, $2 partition id, $3 keys (text[]; null = all), $4 key prefix (null = any),
 -- $5 ripe at or before (epoch ms; null = no filter): keeps rows whose value.windowEnd is a number <= it.
 SELECT s.key, s.value, (to_json(s.updated_at AT TIME ZONE 'UTC') #>> '{}') || '+00:00' AS updated_at

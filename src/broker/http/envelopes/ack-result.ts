@@ -1,4 +1,4 @@
-/** One ack result on the wire (http-api.md 5.4, 5.5). */
+/** One ack result on the wire (docs/http-api.md, "Ack" and "Ack batch"). */
 import type { AckOutcome } from '../../engine/ack-engine.js'
 
 /** The wire object of one ack outcome, `index` 0-based within the request. */

@@ -1,4 +1,7 @@
-/** The pop answer on the wire (http-api.md 4.1, 4.2): the JSON text of each {@link PopOutcome}. */
+/**
+ * The pop answer on the wire (docs/http-api.md, "Popped message" and "Pop answer"): the JSON text of each {@link
+ * PopOutcome}.
+ */
 import type { PopOutcome, PoppedMessage, PopRequest } from '../../engine/pop-engine.js'
 
 /** The JSON text of a pop outcome's body; `undefined` for a 204 (pop-maintenance). */
@@ -41,12 +44,12 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | 
 }
 
 /**
- * `messages[]` of a pop answer (http-api.md 4.1) as JSON text, written directly: popped payloads arrive as
- * JSON text, and building an object per message only for JSON.stringify to walk it again was the largest
- * share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from
- * PostgreSQL in fixed formats that need no escaping; every other string goes through JSON.stringify. The
- * fields that follow createdAt are the same for every message of a partition, so they are written once per
- * partition (every piece appended is a string the young generation must hold until the answer is sent).
+ * `messages[]` of a pop answer (docs/http-api.md, "Popped message") as JSON text, written directly: popped payloads
+ * arrive as JSON text, and building an object per message only for JSON.stringify to walk it again was the largest
+ * share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from PostgreSQL in
+ * fixed formats that need no escaping; every other string goes through JSON.stringify. The fields that follow createdAt
+ * are the same for every message of a partition, so they are written once per partition (every piece appended is a
+ * string the young generation must hold until the answer is sent).
  */
 function messagesJson(rows: PoppedMessage[], leaseId: string, group: string): string {
   const groupJson = JSON.stringify(group)

@@ -1,7 +1,7 @@
-/** One push result on the wire (http-api.md 4.3), shared by /push, transactions and stream cycles. */
+/** One push result on the wire (docs/http-api.md, "Push result"), shared by /push, transactions and stream cycles. */
 import type { PushOutcome } from '../../engine/push-engine.js'
 
-/** The wire object of one push result (http-api.md 4.3), `index` 0-based within the request. */
+/** The wire object of one push result (docs/http-api.md, "Push result"), `index` 0-based within the request. */
 export function pushResultItem(outcome: PushOutcome, index: number): Record<string, unknown> {
   switch (outcome.status) {
     case 'queued':

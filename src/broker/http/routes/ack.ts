@@ -1,4 +1,4 @@
-/** POST /api/v1/ack and /api/v1/ack/batch (http-api.md 5.4, 5.5). */
+/** POST /api/v1/ack and /api/v1/ack/batch (docs/http-api.md, "Ack" and "Ack batch"). */
 import type { FastifyInstance } from 'fastify'
 import { ackResultItem } from '../envelopes/ack-result.js'
 import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'

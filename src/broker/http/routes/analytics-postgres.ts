@@ -1,6 +1,6 @@
 /**
- * GET /api/v1/analytics/postgres-stats (http-api.md 9, route 44): PostgreSQL's statistics views for the
- * `queen` schema. Each section is read on its own; a section the broker's role may not read (or a view a
+ * GET /api/v1/analytics/postgres-stats (docs/http-api.md, "Status and analytics", route 44): PostgreSQL's statistics
+ * views for the `queen` schema. Each section is read on its own; a section the broker's role may not read (or a view a
  * server version lacks) is `null` instead of failing the whole answer.
  */
 import type { FastifyInstance } from 'fastify'

@@ -1,9 +1,9 @@
 /**
- * Analytics (http-api.md 9, routes 42, 43, 45-48): time series read from the per-minute metrics every
- * replica writes (operations.md 12.3) and from the retention history. `from`/`to` default to the last hour;
- * the bucket width is chosen from the range unless `interval` (minute, hour, day) names one. Bucket
- * timestamps carry no fraction (http-api.md 2.7). PostgreSQL statistics (route 44) are in
- * analytics-postgres.ts.
+ * Analytics (docs/http-api.md, "Status and analytics", routes 42, 43, 45-48): time series read from the per-minute
+ * metrics every replica writes (docs/operations.md, "Per-minute metrics in PostgreSQL") and from the retention history.
+ * `from`/`to` default to the last hour; the bucket width is chosen from the range unless `interval` (minute, hour, day)
+ * names one. Bucket timestamps carry no fraction (docs/http-api.md, "Timestamps"). PostgreSQL statistics (route 44) are
+ * in analytics-postgres.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { bucketTimestamp } from '../../observe/time-buckets.js'

@@ -1,8 +1,7 @@
 /**
- * Consumer-group seeks (http-api.md section 8, semantics.md 8.1): a group's cursor moved on every
- * partition of a queue to the head or to a timestamp, or on one partition to the head. The work is one
- * call of queen.seek_consumer_group (008), which also releases the group's leases and forgets its
- * per-message state there.
+ * Consumer-group seeks (docs/http-api.md, "Consumer groups", docs/semantics.md, "Seek"): a group's cursor moved on
+ * every partition of a queue to the head or to a timestamp, or on one partition to the head. The work is one call of
+ * queen.seek_consumer_group (008), which also releases the group's leases and forgets its per-message state there.
  */
 import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'

@@ -1,7 +1,7 @@
 /**
- * Consumer groups (http-api.md section 8): listing, lagging pairs, describe, delete (everywhere or on one
+ * Consumer groups (docs/http-api.md, "Consumer groups"): listing, lagging pairs, describe, delete (everywhere or on one
  * queue) and the subscription rewrite. Seeks are in consumer-group-seek.ts. Lag is computed live by
- * queen.consumer_lag (008), exact per (partition, group) (semantics.md 8.3).
+ * queen.consumer_lag (008), exact per (partition, group) (docs/semantics.md, "Lag").
  */
 import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance } from 'fastify'
@@ -18,7 +18,7 @@ import { tenantOf } from '../tenant.js'
 import { queryBoolean, queryInteger, type Query } from '../validation/query.js'
 import { asObject, checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
 
-/** A group whose oldest unsettled message is older than this is `Lagging` (http-api.md section 8). */
+/** A group whose oldest unsettled message is older than this is `Lagging` (docs/http-api.md, "Consumer groups"). */
 const LAGGING_AFTER_SECONDS = 300
 /** Default threshold of GET /consumer-groups/lagging. */
 const DEFAULT_MIN_LAG_SECONDS = 3600

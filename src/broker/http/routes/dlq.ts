@@ -1,4 +1,4 @@
-/** GET /api/v1/dlq (http-api.md 7.6): filters and real pagination, with the total. */
+/** GET /api/v1/dlq (docs/http-api.md, "List the dead-letter queue"): filters and real pagination, with the total. */
 import type { FastifyInstance } from 'fastify'
 import { listDeadLetters } from '../../store/dlq.js'
 import { tenantOf } from '../tenant.js'
@@ -29,7 +29,8 @@ export function registerDlqRoutes(app: FastifyInstance): void {
     })
     return {
       messages: rows.map((row) => {
-        // `data` is decrypted (semantics.md 9.2); null with `dataError` when it cannot be.
+        // `data` is decrypted (docs/semantics.md, "Where payloads are decrypted"); null with `dataError` when it cannot
+        // be.
         const readable = readablePayload(app.broker.cipher, row.payload, row.is_encrypted, rowIdentity(tenant, row))
         return {
           id: row.message_id,

@@ -1,4 +1,4 @@
-/** POST /api/v1/lease/:leaseId/extend (http-api.md 5.7). */
+/** POST /api/v1/lease/:leaseId/extend (docs/http-api.md, "Lease extend"). */
 import type { FastifyInstance } from 'fastify'
 import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
 import { validationError } from '../../errors.js'

@@ -1,6 +1,6 @@
 /**
  * Messages: GET /api/v1/messages, GET and DELETE /api/v1/messages/:partitionId/:transactionId, and the DLQ
- * moves POST .../retry and POST .../dlq (http-api.md 7.1-7.5). The SQL lives in schema 007 and the
+ * moves POST .../retry and POST .../dlq (docs/http-api.md). The SQL lives in schema 007 and the
  * message-* statements behind src/broker/store; handlers validate, call the store and render.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -33,7 +33,7 @@ import {
   QUEUE_MODE_GROUP,
 } from '../validation/rules.js'
 
-/** Message statuses of http-api.md 7.1; `failed` is accepted as an alias of `dead_letter`. */
+/** Message statuses of docs/http-api.md, "List messages"; `failed` is accepted as an alias of `dead_letter`. */
 const STATUS_FILTERS: Readonly<Record<string, MessageStatus>> = {
   pending: 'pending',
   processing: 'processing',
@@ -55,7 +55,10 @@ function modeType(hasQueueMode: boolean, busGroups: number): 'queue' | 'bus' | '
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
-/** The `:partitionId/:transactionId` path of the write routes; a non-UUID partition id is a 400 (2.3). */
+/**
+ * The `:partitionId/:transactionId` path of the write routes; a non-UUID partition id is a 400 (docs/http-api.md,
+ * "Validation at the edge").
+ */
 function messagePath(request: FastifyRequest): { partitionId: string; transactionId: string } {
   const params = request.params as { partitionId?: unknown; transactionId?: unknown }
   return {
@@ -141,7 +144,7 @@ function messageDetail(
     namespace: row.namespace,
     task: row.task,
     status: row.status,
-    // Decrypted (semantics.md 9.2); null with the reason when it cannot be.
+    // Decrypted (docs/semantics.md, "Where payloads are decrypted"); null with the reason when it cannot be.
     payload: readable.payload,
     ...(readable.error === undefined ? {} : { payloadError: readable.error }),
     isEncrypted: row.is_encrypted,
@@ -155,7 +158,7 @@ function messageDetail(
       leaseTime: row.lease_time_seconds,
       retryLimit: row.retry_limit,
       retryDelay: row.retry_delay_ms,
-      // A legacy option that is never stored (semantics.md 12.2).
+      // A legacy option that is never stored (docs/semantics.md, "Legacy keys").
       ttl: null,
       priority: row.priority,
     },

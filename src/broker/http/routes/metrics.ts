@@ -1,7 +1,7 @@
 /**
- * GET /metrics (JSON with real values, http-api.md 11) and GET /metrics/prometheus (text exposition of this
- * broker's registry, operations.md 12.1). Both are operator surfaces read from memory; neither queries
- * PostgreSQL except `queen_db_healthy`'s round trip on the health probe's own connection.
+ * GET /metrics (JSON with real values, docs/http-api.md, "Health and metrics") and GET /metrics/prometheus (text
+ * exposition of this broker's registry, docs/operations.md, "Prometheus series"). Both are operator surfaces read from
+ * memory; neither queries PostgreSQL except `queen_db_healthy`'s round trip on the health probe's own connection.
  */
 import type { FastifyInstance } from 'fastify'
 

@@ -1,4 +1,7 @@
-/** GET /api/v1/pop/queue/:queue, /partition/:partition (http-api.md 5.2) and the namespace/task pop GET /api/v1/pop (5.3). */
+/**
+ * GET /api/v1/pop/queue/:queue, /partition/:partition (docs/http-api.md, "Pop from a queue") and the namespace/task pop
+ * GET /api/v1/pop ("Pop by namespace or task").
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Query } from '../validation/query.js'
 import { parsePopRequest } from '../validation/pop-query.js'
@@ -25,7 +28,7 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
   if (body === undefined) return reply.code(204).send()
   if (outcome.kind === 'messages' && outcome.heldLease !== undefined) {
     const leaseId = outcome.heldLease
-    // A client gone before its answer is written must not keep the lease (semantics.md 4.2).
+    // A client gone before its answer is written must not keep the lease (docs/semantics.md, "Leases").
     const release = () => {
       broker.pop.releaseLease(leaseId).catch((error: unknown) => broker.reportError(error, 'lease release'))
     }

@@ -1,6 +1,6 @@
 /**
- * DELETE /api/v1/queues/:queue/clear[?partition=] (http-api.md 6.4, admin): deletes every message of a queue,
- * or of the one partition named by `partition` (JS `Admin.clearQueue(name, partition)`), and keeps the queue,
+ * DELETE /api/v1/queues/:queue/clear[?partition=] (docs/http-api.md, "Clear a queue", admin): deletes every message of
+ * a queue, or of the one partition named by `partition` (JS `Admin.clearQueue(name, partition)`), and keeps the queue,
  * its options, partitions, consumer groups and dedup entries (queen.clear_queue, schema 007).
  */
 import type { FastifyInstance } from 'fastify'
@@ -14,8 +14,8 @@ import { checkName, checkQueueName } from '../validation/rules.js'
 export function registerQueueClearRoutes(app: FastifyInstance): void {
   app.delete('/api/v1/queues/:queue/clear', IGNORE_BODY, async (request) => {
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
-    // Absent (or empty, which counts as absent: http-api.md 2.2) clears the whole queue; the client sends
-    // the parameter only for a partition it names.
+    // Absent (or empty, which counts as absent: docs/http-api.md, "Query and path parameters") clears the whole queue;
+    // the client sends the parameter only for a partition it names.
     const rawPartition = queryValue(request.query as Query, 'partition')
     const partition = rawPartition === undefined ? null : checkName(rawPartition, 'partition')
     const deletedMessages = await clearQueueMessages(app.broker.pool, { tenant: tenantOf(request), queue, partition })

@@ -1,6 +1,7 @@
 /**
  * Queue resources: POST /api/v1/configure, GET /api/v1/resources/queues[/:queue],
- * DELETE /api/v1/resources/queues/:queue (http-api.md 6.1-6.3).
+ * DELETE /api/v1/resources/queues/:queue (docs/http-api.md, "Configure a queue", "Delete a queue" and "Resource
+ * listings").
  */
 import { IGNORE_BODY } from '../body-parsing.js'
 import type { FastifyInstance } from 'fastify'

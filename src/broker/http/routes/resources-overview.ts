@@ -1,8 +1,8 @@
 /**
- * Resource listings across queues (http-api.md 6.3): GET /api/v1/resources/namespaces, /tasks and
- * /overview. Counters are computed live from queen.partition_counters (semantics.md 8.4) rather than read
- * from the stats snapshot, which does not exist yet; `statsAge` is therefore 0 (the data is current).
- * When the snapshot job lands, these statements read it and `statsAge` becomes its age.
+ * Resource listings across queues (docs/http-api.md, "Resource listings"): GET /api/v1/resources/namespaces, /tasks and
+ * /overview. Counters are computed live from queen.partition_counters (docs/semantics.md, "Status counters") rather
+ * than read from the stats snapshot, which does not exist yet; `statsAge` is therefore 0 (the data is current). When
+ * the snapshot job lands, these statements read it and `statsAge` becomes its age.
  */
 import type { FastifyInstance } from 'fastify'
 import { listNamespaces, listTasks, readOverview, type GroupedQueuesRow } from '../../store/overview.js'
@@ -46,7 +46,7 @@ export function registerResourceOverviewRoutes(app: FastifyInstance): void {
         time: { avg: o.time_avg, median: o.time_median, min: o.time_min, max: o.time_max },
         offset: { avg: o.offset_avg, median: o.offset_median, min: o.offset_min, max: o.offset_max },
       },
-      // Rates need the per-minute metrics (operations.md section 12), which are not written yet; until
+      // Rates need the per-minute metrics (docs/operations.md, "Metrics"), which are not written yet; until
       // then the overview reports 0 rather than a guess from two counter reads.
       throughput: { ingestedPerSecond: 0, processedPerSecond: 0 },
       timestamp: new Date().toISOString(),

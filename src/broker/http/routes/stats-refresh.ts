@@ -2,7 +2,7 @@
  * POST /api/v1/stats/refresh (admin, route 35): recomputes the stats snapshot now. Reads no body (the
  * dashboard posts none). Answers the rows written per level (`partition`: the partitions recomputed, those
  * that changed since the last refresh; StatsRefreshCounts), or that another instance holds the stats lock and
- * is refreshing already (http-api.md 8).
+ * is refreshing already (docs/http-api.md, "Consumer groups").
  */
 import type { FastifyInstance } from 'fastify'
 import { IGNORE_BODY } from '../body-parsing.js'

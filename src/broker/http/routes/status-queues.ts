@@ -1,7 +1,7 @@
 /**
- * Per-queue status (http-api.md 9, routes 37-39): GET /api/v1/status/queues, /status/queues/:queue and
- * /status/queues/:queue/messages. Message counters come from the stats snapshot (semantics.md 8.4);
- * partitions, cursors and messages are read live.
+ * Per-queue status (docs/http-api.md, "Status and analytics", routes 37-39): GET /api/v1/status/queues,
+ * /status/queues/:queue and /status/queues/:queue/messages. Message counters come from the stats snapshot
+ * (docs/semantics.md, "Status counters"); partitions, cursors and messages are read live.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { QueueRecord } from '../../engine/queue-registry.js'

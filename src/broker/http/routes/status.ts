@@ -1,8 +1,8 @@
 /**
- * Status (http-api.md 9, routes 36 and 40): GET /api/v1/status (the dashboard's overview) and
- * GET /api/v1/status/analytics. Time series come from the per-minute metrics every replica writes;
- * counters from the stats snapshot, with its age; requests and batching from this replica's counters.
- * The per-queue status routes are in status-queues.ts.
+ * Status (docs/http-api.md, "Status and analytics", routes 36 and 40): GET /api/v1/status (the dashboard's overview)
+ * and GET /api/v1/status/analytics. Time series come from the per-minute metrics every replica writes; counters from
+ * the stats snapshot, with its age; requests and batching from this replica's counters. The per-queue status routes are
+ * in status-queues.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { bucketTimestamp, namedIntervalFor } from '../../observe/time-buckets.js'

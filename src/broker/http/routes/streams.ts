@@ -1,7 +1,7 @@
 /**
- * The streaming SDK's routes (http-api.md section 13, snake_case JSON): POST /streams/v1/queries,
+ * The streaming SDK's routes (docs/http-api.md, "Streams", snake_case JSON): POST /streams/v1/queries,
  * /streams/v1/cycle and /streams/v1/state/get. Data plane: after validation every answer is 200 with the
- * outcome in the body, except the 409 of a config-hash mismatch (http-api.md 2.6).
+ * outcome in the body, except the 409 of a config-hash mismatch (docs/http-api.md, "Status codes on the data plane").
  */
 import type { FastifyInstance } from 'fastify'
 import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
@@ -85,7 +85,7 @@ export function registerStreamRoutes(app: FastifyInstance): void {
     try {
       query = parseStreamStateQuery(request.body)
     } catch (error) {
-      // This route's 400 carries its usual keys (http-api.md 13).
+      // This route's 400 carries its usual keys (docs/http-api.md, "Streams").
       if (error instanceof BrokerError) return reply.code(400).send({ success: false, error: error.message, rows: [] })
       throw error
     }

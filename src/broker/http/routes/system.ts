@@ -1,6 +1,6 @@
 /**
- * Operator routes (http-api.md sections 10 and 12): maintenance flags, spool status, shared state, mesh
- * view, and the internal notify hook. All admin class.
+ * Operator routes (docs/http-api.md, "System" and "Internal routes"): maintenance flags, spool status, shared state,
+ * mesh view, and the internal notify hook. All admin class.
  */
 import type { FastifyInstance } from 'fastify'
 import { DatabaseUnavailableError } from '../../../platform/postgres/pg-errors.js'
@@ -140,7 +140,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     return { status: 'ok' }
   })
 
-  // Fault injection for the reliability tests (reliability.md section 2), only with QUEEN_TEST_HOOKS=true.
+  // Fault injection for the reliability tests (docs/reliability.md, "The ledger"), only with QUEEN_TEST_HOOKS=true.
   if (app.broker.config.testHooks) {
     app.post('/internal/api/test-hooks', (request) => {
       const body = asObject(request.body)
@@ -168,7 +168,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
 
 const isoOrNull = (time: number | null) => (time === null || time === 0 ? null : new Date(time).toISOString())
 
-/** GET /api/v1/system/mesh (http-api.md section 10): this broker's view of every configured peer. */
+/** GET /api/v1/system/mesh (docs/http-api.md, "System"): this broker's view of every configured peer. */
 function meshView(app: FastifyInstance) {
   const { mesh, broker } = app
   const config = broker.config

@@ -1,6 +1,6 @@
 /**
- * Client trace events on messages: POST /api/v1/traces (http-api.md 5.8) and the reads of 7.7, whose
- * answers keep the reference's snake_case keys.
+ * Client trace events on messages: POST /api/v1/traces (docs/http-api.md, "Posting traces") and its reads ("Read
+ * traces"), whose answers keep the reference's snake_case keys.
  */
 import type { FastifyInstance } from 'fastify'
 import { describeDbFailure } from '../../../platform/postgres/pg-errors.js'
@@ -96,7 +96,7 @@ export function registerTraceRoutes(app: FastifyInstance): void {
   registerTraceReadRoutes(app)
 }
 
-/** The trace reads of http-api.md 7.7. */
+/** The trace reads of docs/http-api.md, "Read traces". */
 function registerTraceReadRoutes(app: FastifyInstance): void {
   app.get('/api/v1/traces/names', async (request) => {
     const page = tracePage(request.query as Query, 50)
@@ -121,7 +121,8 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
     const rows = await listTracesByName(app.broker.pool, { tenant, name, ...page })
     return {
       traces: rows.map((row) => {
-        // `message_payload` is decrypted (semantics.md 9.2); null with `message_payload_error` when it cannot be.
+        // `message_payload` is decrypted (docs/semantics.md, "Where payloads are decrypted"); null with
+        // `message_payload_error` when it cannot be.
         const readable = readablePayload(
           app.broker.cipher,
           row.message_payload,

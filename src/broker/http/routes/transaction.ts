@@ -1,4 +1,4 @@
-/** POST /api/v1/transaction (http-api.md 5.6). */
+/** POST /api/v1/transaction (docs/http-api.md, "Transaction"). */
 import type { FastifyInstance } from 'fastify'
 import { producerSubOf } from '../../auth/identity.js'
 import { tenantOf } from '../tenant.js'

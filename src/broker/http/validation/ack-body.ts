@@ -1,4 +1,4 @@
-/** Validation of acknowledgements (http-api.md 5.4, 5.5), shared with transaction ack operations. */
+/** Validation of acknowledgements (docs/http-api.md, "Ack" and "Ack batch"), shared with transaction ack operations. */
 import type { AckItem, AckStatus } from '../../engine/ack-engine.js'
 import { validationError } from '../../errors.js'
 import { asObject, checkName, checkText, checkTransactionId, checkUuid, isUuid, QUEUE_MODE_GROUP } from './rules.js'

@@ -1,4 +1,6 @@
-/** Validation of `POST /api/v1/configure` (http-api.md 6.1): a full replace of a queue's options. */
+/**
+ * Validation of `POST /api/v1/configure` (docs/http-api.md, "Configure a queue"): a full replace of a queue's options.
+ */
 import { validationError } from '../../errors.js'
 import {
   defaultQueueOptions,

@@ -1,11 +1,11 @@
-/** Query parameters of the pop routes (http-api.md 5.2). */
+/** Query parameters of the pop routes (docs/http-api.md, "Pop from a queue"). */
 import { validationError } from '../../errors.js'
 import type { PopRequest } from '../../engine/pop-engine.js'
 import type { BrokerConfig } from '../../config/broker-config.js'
 import { queryBoolean, queryInteger, queryValue, type Query } from './query.js'
 import { checkName, checkQueueName, checkText, checkTimestamp, QUEUE_MODE_GROUP } from './rules.js'
 
-/** Longest long-poll `timeout` a pop may ask for (http-api.md 2.3). */
+/** Longest long-poll `timeout` a pop may ask for (docs/http-api.md, "Validation at the edge"). */
 export const MAX_POP_TIMEOUT_MS = 600_000
 
 /** Validates a pop's path and query into a {@link PopRequest}. */

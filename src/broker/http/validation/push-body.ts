@@ -1,4 +1,4 @@
-/** Validation of push items (http-api.md 5.1), shared by `/push`, transaction push ops and stream sinks. */
+/** Validation of push items (docs/http-api.md, "Push"), shared by `/push`, transaction push ops and stream sinks. */
 import { newUuidV7 } from '../../ids.js'
 import { validationError } from '../../errors.js'
 import {

@@ -1,6 +1,6 @@
 /**
- * Query-string parameters (http-api.md 2.2): exact keys, a present-but-empty value counts as absent,
- * strict integers and booleans, and garbage answered with a 400 naming the parameter instead of a silent
+ * Query-string parameters (docs/http-api.md, "Query and path parameters"): exact keys, a present-but-empty value counts
+ * as absent, strict integers and booleans, and garbage answered with a 400 naming the parameter instead of a silent
  * default.
  */
 import { validationError } from '../../errors.js'

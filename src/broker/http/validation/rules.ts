@@ -1,8 +1,8 @@
 /**
- * Field rules of http-api.md section 2.3, shared by every route. Each check returns the normalised value
- * or throws a 400 naming the field path. Written by hand rather than as JSON schemas because the wire
- * contract fixes the exact error texts (`items array is required`, `Each acknowledgment must have ...`),
- * and some rules (unpaired surrogates, `\u0000`, NFC) are not expressible in JSON Schema.
+ * Field rules of docs/http-api.md, "Validation at the edge", shared by every route. Each check returns the normalised
+ * value or throws a 400 naming the field path. Written by hand rather than as JSON schemas because the wire contract
+ * fixes the exact error texts (`items array is required`, `Each acknowledgment must have ...`), and some rules
+ * (unpaired surrogates, `\u0000`, NFC) are not expressible in JSON Schema.
  */
 import { validationError } from '../../errors.js'
 
@@ -84,7 +84,7 @@ export function checkText(value: unknown, field: string, maxLength: number): str
 /**
  * A payload: any JSON value PostgreSQL's jsonb accepts. Refuses strings (values or keys) holding `\u0000`
  * or an unpaired surrogate, and nesting deeper than 128 levels, so such input is a 400 at the edge and
- * never a database error later (DESIGN.md 2.7).
+ * never a database error later (docs/design.md, "Bad input gets a clear error").
  */
 export function checkPayload(value: unknown, field: string): void {
   checkPayloadValue(value, field, 1)

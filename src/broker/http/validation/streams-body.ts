@@ -1,5 +1,5 @@
 /**
- * Validation of the streams routes (http-api.md section 13). Sink push items and the source ack reuse the
+ * Validation of the streams routes (docs/http-api.md, "Streams"). Sink push items and the source ack reuse the
  * rules of `/push` and `/ack`; field paths in messages use the wire's snake_case names.
  */
 import type {

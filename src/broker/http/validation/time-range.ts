@@ -1,7 +1,7 @@
 /**
- * `from`, `to` and `interval` of the status and analytics routes (http-api.md 9): ISO 8601 timestamps (or
- * `now`), `from` before `to`, a named interval, and a cap on the points a series may have. Every mistake
- * is a 400 naming the parameter (http-api.md 2.2).
+ * `from`, `to` and `interval` of the status and analytics routes (docs/http-api.md, "Status and analytics"): ISO 8601
+ * timestamps (or `now`), `from` before `to`, a named interval, and a cap on the points a series may have. Every mistake
+ * is a 400 naming the parameter (docs/http-api.md, "Query and path parameters").
  */
 import { validationError } from '../../errors.js'
 import { bucketMinutesFor, MAX_POINTS, NAMED_INTERVAL_MINUTES, type IntervalName } from '../../observe/time-buckets.js'

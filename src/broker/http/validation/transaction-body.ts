@@ -1,4 +1,4 @@
-/** Validation of `POST /api/v1/transaction` (http-api.md 5.6). */
+/** Validation of `POST /api/v1/transaction` (docs/http-api.md, "Transaction"). */
 import type { TransactionOperation } from '../../engine/transaction-engine.js'
 import { validationError } from '../../errors.js'
 import { parseAckFields } from './ack-body.js'
