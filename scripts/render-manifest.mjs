@@ -10,7 +10,7 @@ import { kubeTool } from './kube-tools.mjs'
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const manifestPath = path.join(repoRoot, 'deploy', 'kubernetes', 'queen.yaml')
 
-const header = `# Queen reference manifest (operations.md section 15.1): 3 brokers in namespace queen on the PostgreSQL at
+const header = `# Queen reference manifest (docs/deploy.md, "Kubernetes without Helm"): 3 brokers in namespace queen on the PostgreSQL at
 # queen-pg. Generated from deploy/helm/queen with deploy/kubernetes/values.yaml by
 # \`node scripts/render-manifest.mjs\`; edit the chart or those values, not this file. docs/deploy.md explains it.
 #

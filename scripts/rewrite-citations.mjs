@@ -85,19 +85,6 @@ function loadMap() {
   return JSON.parse(readFileSync(MAP_FILE, 'utf8'))
 }
 
-/**
- * Documents that arrive from another branch, and the file of this one that holds the cited sections until
- * then (docs/reliability-hazards.md is folded into docs/reliability.md when both branches meet). Citations
- * name the arriving document; its headings are read from the stand-in while it is missing.
- */
-const STAND_INS = { 'docs/reliability.md': 'docs/reliability-hazards.md' }
-
-/** The document a map entry's file resolves to here: itself, or its stand-in while it is missing. */
-function documentOf(file) {
-  if (existsSync(path.join(root, file)) || !STAND_INS[file]) return file
-  return STAND_INS[file]
-}
-
 /** More headings of one document than this, and the citation names the document alone. */
 const MOST_HEADINGS = 4
 
@@ -105,7 +92,7 @@ const headingCache = new Map()
 /** The heading text an entry of the map (`docs/x.md#anchor`) points at; throws when it does not exist. */
 function headingOf(target) {
   const [named, anchor] = target.split('#')
-  const file = documentOf(named)
+  const file = named
   if (!headingCache.has(file)) {
     const full = path.join(root, file)
     if (!existsSync(full)) throw new Error(`${target}: ${file} does not exist`)

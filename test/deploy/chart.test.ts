@@ -1,8 +1,8 @@
 /**
- * The Helm chart (operations.md 15.2), rendered by the real helm: lint, every rendered object valid against
- * the Kubernetes OpenAPI schemas in each shape the values give it, and the facts the Queen documentation
- * warns about (liveness not on /health, the mesh port TCP and out of the client Service and admitted from
- * brokers only, one peer per replica, a Secret change rolling the pods).
+ * The Helm chart (docs/deploy.md, "Kubernetes with Helm"), rendered by the real helm: lint, every rendered object valid
+ * against the Kubernetes OpenAPI schemas in each shape the values give it, and the facts the Queen documentation warns
+ * about (liveness not on /health, the mesh port TCP and out of the client Service and admitted from brokers only, one
+ * peer per replica, a Secret change rolling the pods).
  */
 import { expect, it } from 'vitest'
 import {
@@ -203,7 +203,7 @@ describeDeployTier('the Helm chart', ['helm'], () => {
     expect(statefulSet.spec.volumeClaimTemplates.map((claim: any) => claim.metadata.name)).toEqual(['spool'])
     expect((container.volumeMounts as any[]).find((mount) => mount.mountPath === '/tmp')?.name).toBe('tmp')
     expect(pod.volumes).toContainEqual({ name: 'tmp', emptyDir: {} })
-    // QUEEN_SHUTDOWN_TIMEOUT_MS defaults to 30 s (operations.md 5).
+    // QUEEN_SHUTDOWN_TIMEOUT_MS defaults to 30 s (docs/operations.md, "Shutdown").
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(30)
     expect(statefulSet.spec.podManagementPolicy).toBe('Parallel')
     expect(only(objects, 'PodDisruptionBudget').spec.minAvailable).toBe(2)

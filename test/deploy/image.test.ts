@@ -1,6 +1,6 @@
 /**
- * The container image (operations.md 15.3), built from the repository's Dockerfile and run with podman the
- * way an operator runs it: locked down (--read-only, --cap-drop=ALL, no new privileges, the spool and data
+ * The container image (docs/deploy.md, "The container image"), built from the repository's Dockerfile and run with
+ * podman the way an operator runs it: locked down (--read-only, --cap-drop=ALL, no new privileges, the spool and data
  * folders as volumes), on the embedded PostgreSQL and on an external one, driven by the real Queen client.
  */
 import { beforeAll, expect, it } from 'vitest'

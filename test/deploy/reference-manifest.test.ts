@@ -1,6 +1,6 @@
 /**
- * deploy/kubernetes/queen.yaml, the manifest for installs without Helm (operations.md 15.1): rendered from
- * the chart, so the committed copy must be what the chart renders today, and valid as Kubernetes objects.
+ * deploy/kubernetes/queen.yaml, the manifest for installs without Helm (docs/deploy.md, "Kubernetes without Helm"):
+ * rendered from the chart, so the committed copy must be what the chart renders today, and valid as Kubernetes objects.
  */
 import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'

@@ -18,16 +18,6 @@ const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'results'])
 /** Files the code writes (the bench's report), named in code but not documents of the repository. */
 const WRITTEN_BY_CODE = new Set(['report.md'])
 const TEXT = /\.(ts|tsx|mjs|js|sql|md)$/
-/**
- * Documents other branches of issue 33 are writing, cited already; each maps to the file of this branch
- * that holds its cited headings meanwhile, or null. Remove an entry once its document is in the repository.
- */
-const ARRIVING: Record<string, string | null> = {
-  'docs/reliability.md': 'docs/reliability-hazards.md',
-  'docs/deploy.md': null,
-  'docs/security.md': null,
-}
-
 /** A document name, optionally with an anchor, and optionally followed by the headings it cites. */
 const CITATION =
   /(?<![\w/.-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w-][\w.-]*\.md)(?:#([\w-]+))?(?![\w-])(, "[^"\n]+"(?:, "[^"\n]+")*(?: and "[^"\n]+")?)?/g
@@ -46,15 +36,7 @@ function filesUnder(relative: string): string[] {
 function resolve(citing: string, cited: string): string | undefined {
   const bases = [path.dirname(citing), '.', ...(citing.startsWith('scripts/docs/') ? ['docs'] : [])]
   const candidates = bases.map((base) => path.normalize(path.join(base, cited)))
-  return (
-    candidates.find((candidate) => existsSync(path.join(root, candidate))) ??
-    candidates.find((candidate) => candidate in ARRIVING)
-  )
-}
-
-/** The file whose headings a resolved document has: itself, or an arriving document's stand-in (or none). */
-function headingSource(target: string): string | null {
-  return existsSync(path.join(root, target)) ? target : (ARRIVING[target] ?? null)
+  return candidates.find((candidate) => existsSync(path.join(root, candidate)))
 }
 
 const headingCache = new Map<string, { text: string; anchor: string }[]>()
@@ -68,7 +50,6 @@ function headings(file: string): { text: string; anchor: string }[] {
   return headingCache.get(file)!
 }
 
-/** Every citation problem of one file, as `file:line: what is wrong`. */
 /**
  * The text with wrapped lines joined, so a citation whose quoted heading a comment or a paragraph wraps onto a
  * second line is read whole; `lineOf` maps an index back to its line.
@@ -89,6 +70,7 @@ function joined(file: string, text: string): { text: string; lineOf: (index: num
   }
 }
 
+/** Every citation problem of one file, as `file:line: what is wrong`. */
 function problemsOf(file: string): string[] {
   const { text, lineOf } = joined(file, readFileSync(path.join(root, file), 'utf8'))
   const problems: string[] = []
@@ -102,8 +84,7 @@ function problemsOf(file: string): string[] {
       problems.push(`${where}: cites ${cited}, which the repository does not contain`)
       continue
     }
-    const source = headingSource(target)
-    if (source === null) continue
+    const source = target
     if (anchor !== undefined && !headings(source).some((heading) => heading.anchor === anchor)) {
       problems.push(`${where}: ${target} has no heading with the anchor #${anchor}`)
     }

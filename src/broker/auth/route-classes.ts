@@ -25,7 +25,7 @@ export interface RouteRule {
 type Row =
   readonly [RouteRule['method'], string, RouteClass] | readonly [RouteRule['method'], string, 'admin', 'operator']
 
-// Numbers are those of http-api.md section 3. Tenancy follows from the path (14.1): /api/v1/system/*,
+// Numbers are those of docs/http-api.md, "Route table". Tenancy follows from the path (14.1): /api/v1/system/*,
 // /internal/* and the metrics routes are operator-only, the rest of /api and /streams is per tenant. A row
 // may name itself operator-only: the replica-level analytics, whose answers are about the whole broker
 // and its PostgreSQL (other sessions' SQL, every tenant's request counts), are operator surfaces, admin

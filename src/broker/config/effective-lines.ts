@@ -72,7 +72,7 @@ function metricsAccess(auth: BrokerConfig['auth']): string {
   return METRICS_PATHS.map((path, index) => `${path}:${access[index]}`).join(',')
 }
 
-/** The `config: <area> ...` lines of operations.md 4.1, secrets redacted. */
+/** The `config: <area> ...` lines of docs/operations.md, "The effective configuration", secrets redacted. */
 export function effectiveConfigLines(config: BrokerConfig, extras: EffectiveConfigExtras): string[] {
   const { pg, spool, mesh, auth } = config
   const where =

@@ -53,7 +53,7 @@ export const VARIABLES = [
   int('QUEEN_MAX_BODY_BYTES', 33554432, 1, MAX_BODY_BYTES, 'request body limit, bytes (413 above)'),
   int('QUEEN_MAX_BATCH_ITEMS', 10000, 1, MAX_COUNT, 'items per push, ack batch or transaction'),
   int('QUEEN_MAX_POP_BATCH', 10000, 1, MAX_COUNT, 'maximum pop batch'),
-  // Ours, not in operations.md (issue 40): what one request may create. Per-tenant quotas are the gateway's.
+  // Ours, not in docs/operations.md (issue 40): what one request may create. Per-tenant quotas are the gateway's.
   int('QUEEN_MAX_QUEUES_PER_REQUEST', 100, 1, MAX_COUNT, 'distinct queues one push, transaction or stream cycle names'),
   int(
     'QUEEN_MAX_PARTITIONS_PER_REQUEST',

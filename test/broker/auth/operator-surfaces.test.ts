@@ -2,8 +2,8 @@
  * Who may read the operator surfaces (issue 40, docs/security.md).
  *
  * - `/metrics` and `/metrics/prometheus`: their series carry every tenant's and queue's name. Where tenancy
- *   is off the default `JWT_SKIP_PATHS` keeps them public (operations.md 9.4); where it is on they need an
- *   admin token unless `JWT_SKIP_PATHS` lists them.
+ *   is off the default `JWT_SKIP_PATHS` keeps them public (docs/operations.md, "Skip paths"); where it is on they need
+ *   an admin token unless `JWT_SKIP_PATHS` lists them.
  * - The replica-level analytics (`postgres-stats` with other sessions' SQL, `system-metrics` and
  *   `worker-metrics` with every tenant's request counts): admin with JWT on, and refused to a tenant.
  */

@@ -214,7 +214,7 @@ export class PgPair {
       this.user,
     )
     await rm(pwFile, { force: true })
-    // The reliability.md section 2 settings, plus what streaming replication needs.
+    // The docs/reliability.md, "The ledger" settings, plus what streaming replication needs.
     await appendFile(
       path.join(node.dataDir, 'postgresql.conf'),
       [

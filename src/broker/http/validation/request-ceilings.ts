@@ -3,7 +3,7 @@
  * every queue and partition it names that does not exist yet, so before anything is stored the names are
  * counted against `QUEEN_MAX_QUEUES_PER_REQUEST` and `QUEEN_MAX_PARTITIONS_PER_REQUEST`. Names are counted
  * whether or not they exist already: the check needs no database, and holds while pushes are spooled.
- * Per-tenant quotas over time are the gateway's (operations.md 14.2).
+ * Per-tenant quotas over time are the gateway's (issue 36), not the broker's.
  */
 import type { BrokerConfig } from '../../config/broker-config.js'
 import { validationError } from '../../errors.js'
