@@ -38,19 +38,30 @@ export class HealthProbe {
 
   /**
    * Whether the server answers and takes writes. A connection that found a read-only server is closed, so
-   * the next check connects again: the address may lead to the new primary by then (a failover).
+   * the next check connects again: the address may lead to the new primary by then (a failover). A kept
+   * connection the server has since closed (a restart, a terminated session) costs one fresh attempt, not
+   * an "unreachable" answer.
    */
   async state(): Promise<DatabaseState> {
-    let client: pg.PoolClient | undefined
+    const first = await this.attempt()
+    return first === 'connection-lost' ? toState(await this.attempt()) : first
+  }
+
+  private async attempt(): Promise<DatabaseState | 'connection-lost'> {
+    let client: pg.PoolClient
     try {
       client = await this.pool.connect()
+    } catch {
+      return 'unreachable'
+    }
+    try {
       const result = await client.query<{ read_only: boolean }>(statements.healthPing.text)
       const readOnly = result.rows[0]?.read_only !== false
       client.release(readOnly ? new Error('read-only server') : undefined)
       return readOnly ? 'read-only' : 'writable'
     } catch (error) {
-      client?.release(error instanceof Error ? error : new Error(String(error)))
-      return 'unreachable'
+      client.release(error instanceof Error ? error : new Error(String(error)))
+      return 'connection-lost'
     }
   }
 
@@ -58,4 +69,8 @@ export class HealthProbe {
   async close(): Promise<void> {
     await this.pool.end()
   }
+}
+
+function toState(outcome: DatabaseState | 'connection-lost'): DatabaseState {
+  return outcome === 'connection-lost' ? 'unreachable' : outcome
 }
