@@ -1,0 +1,4 @@
+-- `proxy quota get` and the limits snapshot: one tenant's quotas and rate limits (NULL = unlimited). $1 tenant id.
+SELECT tenant_id, max_queues, max_partitions, max_messages_per_day, max_payload_bytes_per_day, max_stored_bytes,
+       requests_per_second, messages_per_second, updated_at
+FROM queen_proxy.tenant_limits WHERE tenant_id = $1

@@ -1,0 +1,1 @@
+DELETE FROM queen_proxy.sessions WHERE token_hash = $1

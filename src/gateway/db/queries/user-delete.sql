@@ -1,0 +1,2 @@
+DELETE FROM queen_proxy.users WHERE name = $1 OR id::text = $1
+RETURNING id, name
