@@ -1,0 +1,66 @@
+/**
+ * The dashboard: the header, then the view the URL names, or the sign-in form while the broker wants a
+ * token. The page title follows the view.
+ */
+import { useEffect } from 'react'
+import { useAuth } from './auth'
+import { Header } from './components/Header'
+import { Link } from './components/Link'
+import { TokenForm } from './components/TokenForm'
+import { Overview } from './pages/Overview'
+import { Queue } from './pages/Queue'
+import { Queues } from './pages/Queues'
+import { useRoute, type Route } from './router'
+
+function titleOf(route: Route): string {
+  switch (route.view) {
+    case 'overview':
+      return 'Overview'
+    case 'queues':
+      return 'Queues'
+    case 'queue':
+      return `Queue ${route.name}`
+    case 'not-found':
+      return 'Not found'
+  }
+}
+
+function View({ route }: { route: Route }) {
+  switch (route.view) {
+    case 'overview':
+      return <Overview span={route.window} />
+    case 'queues':
+      return <Queues sort={route.sort} dir={route.dir} search={route.search} />
+    case 'queue':
+      return <Queue name={route.name} />
+    case 'not-found':
+      return (
+        <>
+          <h1>Not found</h1>
+          <p>
+            The dashboard has no page at <code>{route.path}</code>. <Link href="/">Go to the overview</Link>.
+          </p>
+        </>
+      )
+  }
+}
+
+export function App() {
+  const route = useRoute()
+  const auth = useAuth()
+  const title = titleOf(route)
+  useEffect(() => {
+    document.title = `${title} · Queen`
+  }, [title])
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header route={route} />
+      <main id="main" tabIndex={-1}>
+        {auth.required ? <TokenForm /> : <View route={route} />}
+      </main>
+    </>
+  )
+}

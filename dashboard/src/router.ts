@@ -1,0 +1,96 @@
+/**
+ * Routing by path and query string with the History API: every view and filter is in the URL, so a link
+ * can be shared and the back button works. The broker answers any unknown GET outside its API prefixes with
+ * index.html (docs/http-api.md, "Unknown routes"), so a deep link opens the dashboard on its view.
+ */
+import { useSyncExternalStore } from 'react'
+
+/** The overview's time windows. */
+export const WINDOWS = ['1h', '6h', '24h'] as const
+/** One of {@link WINDOWS}. */
+export type TimeWindow = (typeof WINDOWS)[number]
+
+/** Columns the queues grid sorts by. */
+export const QUEUE_SORTS = ['name', 'pending', 'partitions', 'total'] as const
+/** One of {@link QUEUE_SORTS}. */
+export type QueueSort = (typeof QUEUE_SORTS)[number]
+/** Sort direction. */
+export type SortDirection = 'asc' | 'desc'
+
+/** A view and its parameters, as the URL says. */
+export type Route =
+  | { view: 'overview'; window: TimeWindow }
+  | { view: 'queues'; sort: QueueSort; dir: SortDirection; search: string }
+  | { view: 'queue'; name: string }
+  | { view: 'not-found'; path: string }
+
+function oneOf<T extends string>(values: readonly T[], value: string | null, fallback: T): T {
+  return values.find((candidate) => candidate === value) ?? fallback
+}
+
+/** The route of a location. */
+export function parseRoute(pathname: string, search: string): Route {
+  const query = new URLSearchParams(search)
+  if (pathname === '/' || pathname === '')
+    return { view: 'overview', window: oneOf(WINDOWS, query.get('window'), '1h') }
+  if (pathname === '/queues') {
+    const sort = oneOf(QUEUE_SORTS, query.get('sort'), 'name')
+    const dir = oneOf(['asc', 'desc'] as const, query.get('dir'), sort === 'name' ? 'asc' : 'desc')
+    return { view: 'queues', sort, dir, search: query.get('q') ?? '' }
+  }
+  const queue = /^\/queues\/([^/]+)$/.exec(pathname)
+  if (queue?.[1] !== undefined) {
+    try {
+      return { view: 'queue', name: decodeURIComponent(queue[1]) }
+    } catch {
+      return { view: 'not-found', path: pathname }
+    }
+  }
+  return { view: 'not-found', path: pathname }
+}
+
+/** The URL of a route (defaults left out). */
+export function hrefOf(route: Route): string {
+  switch (route.view) {
+    case 'overview':
+      return route.window === '1h' ? '/' : `/?window=${route.window}`
+    case 'queues': {
+      const query = new URLSearchParams()
+      if (route.sort !== 'name') query.set('sort', route.sort)
+      if (route.dir !== (route.sort === 'name' ? 'asc' : 'desc')) query.set('dir', route.dir)
+      if (route.search !== '') query.set('q', route.search)
+      const text = query.toString()
+      return text === '' ? '/queues' : `/queues?${text}`
+    }
+    case 'queue':
+      return `/queues/${encodeURIComponent(route.name)}`
+    case 'not-found':
+      return route.path
+  }
+}
+
+const listeners = new Set<() => void>()
+window.addEventListener('popstate', () => {
+  for (const listener of listeners) listener()
+})
+
+/** Goes to `href` without reloading; `replace` keeps the history entry (typing in a filter). */
+export function navigate(href: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) window.history.replaceState(null, '', href)
+  else window.history.pushState(null, '', href)
+  for (const listener of listeners) listener()
+}
+
+function locationKey(): string {
+  return window.location.pathname + window.location.search
+}
+
+/** The current route, re-rendering on navigation. */
+export function useRoute(): Route {
+  const key = useSyncExternalStore((listener) => {
+    listeners.add(listener)
+    return () => listeners.delete(listener)
+  }, locationKey)
+  const url = new URL(key, window.location.origin)
+  return parseRoute(url.pathname, url.search)
+}

@@ -1,0 +1,58 @@
+/** Consumer groups (docs/http-api.md, "Consumer groups"). */
+import type { Timestamp } from './common.js'
+
+/** How a group is doing: Lagging past 300 s of age, Dead when it never consumed. */
+export type ConsumerGroupState = 'Lagging' | 'Stable' | 'Dead'
+
+/** One row of GET /api/v1/consumer-groups (a bare array): one (group, queue) pair. */
+export interface ConsumerGroupRow {
+  name: string
+  topics: string[]
+  queueName: string
+  members: number
+  partitionsWithLag: number
+  totalLag: number
+  /** Age in seconds of the oldest unsettled message. */
+  maxTimeLag: number
+  state: ConsumerGroupState
+  subscriptionMode: string | null
+  subscriptionTimestamp: Timestamp | null
+  subscriptionCreatedAt: Timestamp | null
+}
+
+/** One row of GET /api/v1/consumer-groups/lagging (a bare array, snake_case as the Go client reads it). */
+export interface LaggingPartitionRow {
+  consumer_group: string
+  queue_name: string
+  partition_name: string
+  partition_id: string
+  worker_id: null
+  offset_lag: number
+  time_lag_seconds: number
+  lag_hours: number
+  oldest_unconsumed_at: Timestamp
+  last_consumed_at: Timestamp | null
+}
+
+/** One partition of a group on one queue, in GET /api/v1/consumer-groups/:group. */
+export interface GroupPartition {
+  partition: string
+  workerId: null
+  lastConsumedAt: Timestamp | null
+  totalConsumed: number
+  offsetLag: number
+  timeLagSeconds: number
+  leaseActive: boolean
+}
+
+/** GET /api/v1/consumer-groups/:group: keyed by queue name. */
+export type ConsumerGroupDetailAnswer = Record<string, { partitions: GroupPartition[] }>
+
+/** DELETE /api/v1/consumer-groups/:group (and .../queues/:queue, which adds `queueName`). */
+export interface ConsumerGroupDeleteAnswer {
+  success: true
+  consumerGroup: string
+  queueName?: string
+  deletedPartitions: number
+  metadataDeleted: boolean
+}

@@ -1,0 +1,10 @@
+/** The response shapes of the HTTP contract (src/wire/README.md). */
+export type * from './common.js'
+export type * from './queues.js'
+export type * from './status.js'
+export type * from './analytics.js'
+export type * from './consumer-groups.js'
+export type * from './dlq.js'
+export type * from './system.js'
+export type * from './messages.js'
+export type * from './traces.js'
