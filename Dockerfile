@@ -15,6 +15,7 @@ COPY tsconfig.json ./
 COPY bin ./bin
 COPY scripts ./scripts
 COPY src ./src
+COPY dashboard ./dashboard
 # Source maps and type declarations are never read at run time; dropping them saves about 7 MB.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \

@@ -63,6 +63,15 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
+    // The dashboard: a browser bundle with its own compiler settings (DOM, bundler resolution).
+    files: ['dashboard/**/*.ts', 'dashboard/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './dashboard/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
+  },
+  {
     files: ['test/**/*.ts', 'test/**/*.tsx'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

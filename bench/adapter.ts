@@ -5,7 +5,7 @@
  */
 
 /** Adapter names, as given to `--adapters`. */
-export const ADAPTER_NAMES = ['ours', 'ceiling', 'pg-boss', 'rabbitmq'] as const
+export const ADAPTER_NAMES = ['ours', 'gateway', 'ceiling', 'pg-boss', 'rabbitmq'] as const
 export type AdapterName = (typeof ADAPTER_NAMES)[number]
 
 /** Scenario ids, as given to `--scenarios`. */

@@ -23,10 +23,17 @@ const SEND_JSON = { accept: 'application/json', 'content-type': 'application/jso
 /** JSON over HTTP/1.1 keep-alive connections to one origin. */
 export class HttpClient {
   private readonly pool: Pool
+  private readonly accept: Record<string, string>
+  private readonly send: Record<string, string>
 
-  /** `maxSockets` bounds concurrent connections; each closed-loop client or consumer needs one. */
-  constructor(baseUrl: string, maxSockets: number) {
+  /**
+   * `maxSockets` bounds concurrent connections; each closed-loop client or consumer needs one. `headers` go on every
+   * request (the gateway's API key).
+   */
+  constructor(baseUrl: string, maxSockets: number, headers: Record<string, string> = {}) {
     this.pool = new Pool(new URL(baseUrl).origin, { connections: maxSockets, pipelining: 1 })
+    this.accept = { ...ACCEPT_JSON, ...headers }
+    this.send = { ...SEND_JSON, ...headers }
   }
 
   /**
@@ -43,7 +50,7 @@ export class HttpClient {
     const response = await this.pool.request({
       method,
       path,
-      headers: body === undefined ? ACCEPT_JSON : SEND_JSON,
+      headers: body === undefined ? this.accept : this.send,
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: options.signal,
       headersTimeout: timeoutMs,

@@ -19,6 +19,7 @@ import { ADAPTER_NAMES, SCENARIO_IDS, type Adapter, type AdapterName, type Skipp
 import { ensureBuilt, REPO_ROOT, startBrokerProcess, type BrokerProcess } from './broker-process.js'
 import { CeilingAdapter } from './ceiling.js'
 import { treeRssBytes, waitForQuietMachine } from './measure.js'
+import { startGatewayProcess } from './gateway.js'
 import { OursAdapter } from './ours.js'
 import { PgBossAdapter } from './pgboss.js'
 import { startBenchPostgres, type BenchPostgres } from './postgres.js'
@@ -202,7 +203,8 @@ async function main(): Promise<number> {
   let finalRssMb: number | undefined
   const adapters: Adapter[] = []
   try {
-    const wantsOurs = options.adapters.includes('ours')
+    // The gateway runs in front of our broker, so it needs the broker too.
+    const wantsOurs = options.adapters.includes('ours') || options.adapters.includes('gateway')
     if (wantsOurs && options.build) await ensureBuilt(log)
     pg = await startBenchPostgres(log)
     cleanups.push(() => (pg ? pg.stop() : Promise.resolve()))
@@ -214,8 +216,22 @@ async function main(): Promise<number> {
       const started = await startBrokerProcess(pg, { profileDir: options.profileDir })
       broker = started
       cleanups.push(() => started.stop())
-      adapters.push(new OursAdapter(started, `queenctl ${ourVersion()} (node bin/run.js serve, pid ${started.pid})`))
+      if (options.adapters.includes('ours')) {
+        adapters.push(new OursAdapter(started, `queenctl ${ourVersion()} (node bin/run.js serve, pid ${started.pid})`))
+      }
       log(`broker pid ${started.pid} on ${started.url}`)
+    }
+    if (broker && options.adapters.includes('gateway')) {
+      const gateway = await startGatewayProcess(pg, broker)
+      cleanups.push(() => gateway.stop())
+      adapters.push(
+        new OursAdapter(broker, `queenctl proxy serve (pid ${gateway.pid}) in front of the same broker`, undefined, {
+          name: 'gateway',
+          url: gateway.url,
+          headers: gateway.headers,
+        }),
+      )
+      log(`gateway pid ${gateway.pid} on ${gateway.url}`)
     }
     if (options.adapters.includes('ceiling')) adapters.push(await CeilingAdapter.start(pg.connection))
     if (options.adapters.includes('pg-boss')) adapters.push(await PgBossAdapter.start(pg.connection))

@@ -250,6 +250,28 @@ export function checkTargets(
     addSpeed('e2e latency at 500 msg/s, p50', e2e.e2eP50Ms.median, 1, ' ms', '<= 5 ms', (v) => v <= 5)
     addSpeed('e2e latency at 500 msg/s, p99', e2e.e2eP99Ms.median, 1, ' ms', '<= 25 ms', (v) => v <= 25)
   }
+  // The gateway (issue 36): at least 80 % of the broker's direct rate in the same run, and what it adds to latency.
+  for (const scenario of ['push-100', 'drain'] as const) {
+    const through = find(scenario, 'gateway')?.rate.median
+    const direct = find(scenario, 'ours')?.rate.median
+    if (through === undefined || direct === undefined || direct === 0) continue
+    const share = (through / direct) * 100
+    addSpeed(`${scenario}: through the gateway vs direct`, share, 1, ' % of direct', '>= 80 %', (v) => v >= 80)
+  }
+  const e2eThrough = find('e2e', 'gateway')
+  if (e2e && e2eThrough) {
+    const added = (pick: (a: Aggregate) => number | undefined) => {
+      const through = pick(e2eThrough)
+      const direct = pick(e2e)
+      return through === undefined || direct === undefined ? '?' : (through - direct).toFixed(1)
+    }
+    add(
+      'e2e latency added by the gateway, p50 / p99',
+      `+${added((a) => a.e2eP50Ms.median)} / +${added((a) => a.e2eP99Ms.median)} ms`,
+      'reported',
+      true,
+    )
+  }
   for (const scenario of new Set(results.map((r) => r.scenario))) {
     const versus = ratio(results, scenario, 'pg-boss')
     if (versus === undefined) continue

@@ -32,7 +32,14 @@
 // Running `node bin/run.js` directly skips this line; the installed `queenctl` binary and `npm start` use it.
 const argv = process.argv.slice(2)
 const running = argv.length === 1 && argv[0] === 'serve' ? await serveWithoutOclif() : undefined
-if (running === undefined) await (await import('@oclif/core')).execute({ dir: import.meta.url })
+if (running === undefined) {
+  // Global flags in any position, as the Go queenctl takes them (docs/cli.md, "Compatibility with the Go queenctl").
+  const { rewriteGlobalFlags } = await import('../dist/cli/global-argv.js')
+  const { readFileSync } = await import('node:fs')
+  const manifest = JSON.parse(readFileSync(new URL('../oclif.manifest.json', import.meta.url), 'utf8'))
+  const args = rewriteGlobalFlags(argv, manifest.commands)
+  await (await import('@oclif/core')).execute({ dir: import.meta.url, args })
+}
 
 /** The broker configured by the environment alone; undefined (nothing done) when that is not a valid one. */
 async function serveWithoutOclif() {

@@ -155,7 +155,7 @@ export function renderCommandReference(manifest: Manifest, topics: Topics): stri
       const members = commands
         .filter((command) => command.id.startsWith(`${topic}:`) || command.id === topic)
         .map((command) => `[${spaced(command.id)}](#${BIN}-${command.id.replace(/:/g, '-')})`)
-      return `| \`${topic}\` | ${cell(topics[topic]!.description)} | ${members.join(', ')} |`
+      return `| \`${topic.split(':').join(' ')}\` | ${cell(topics[topic]!.description)} | ${members.join(', ')} |`
     })
   const standalone = commands
     .filter((command) => !command.id.includes(':') && !(command.id in topics))

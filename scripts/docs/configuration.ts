@@ -10,6 +10,7 @@ import {
   IGNORED_VARIABLES,
   VARIABLES,
 } from '../../src/broker/config/variables.js'
+import { GATEWAY_VARIABLES } from '../../src/gateway/config/variables.js'
 import type { VariableSpec } from '../../src/platform/config/variable-table.js'
 
 /** Where the generated file lives, relative to the repository root. */
@@ -190,7 +191,10 @@ function grouped(table: readonly VariableSpec[]): { title: string; about: string
 }
 
 /** The whole document for a variable table (the broker's by default). */
-export function renderConfigurationDoc(table: readonly VariableSpec[] = VARIABLES): string {
+export function renderConfigurationDoc(
+  table: readonly VariableSpec[] = VARIABLES,
+  gateway: readonly VariableSpec[] = GATEWAY_VARIABLES,
+): string {
   const parts = [INTRODUCTION]
   for (const group of grouped(table)) {
     parts.push(`### ${group.title}\n\n${group.about}\n`)
@@ -212,5 +216,15 @@ export function renderConfigurationDoc(table: readonly VariableSpec[] = VARIABLE
       CLI_VARIABLES.map((name) => `\`${name}\``).join(', ') +
       '.\n',
   )
+  parts.push(
+    '## The gateway\n\n' +
+      '`queenctl proxy serve` ([gateway.md](gateway.md)) reads only `PROXY_*` variables, parsed by the same rules as ' +
+      "the broker's (strict values, every problem at once, typo warnings for the `PROXY_` prefix), so a gateway " +
+      "beside a broker never picks up the broker's `PG_*` settings. Flags `--port`, `--host` and `--upstreams` " +
+      'override `PROXY_PORT`, `PROXY_HOST` and `PROXY_UPSTREAMS`; `proxy serve --print-config` prints the ' +
+      'effective configuration. The management commands (`proxy tenant`, `proxy apikey`) read the `PROXY_PG_*` and ' +
+      '`PROXY_DATA_DIR` rows to find the same database.\n',
+  )
+  parts.push('| Variable | Default | Values | Meaning |\n|---|---|---|---|\n' + gateway.map(row).join('\n') + '\n')
   return parts.join('\n')
 }

@@ -53,12 +53,29 @@ import { MAX_POP_TIMEOUT_MS } from './http/validation/pop-query.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
 import { tenancyGate } from './http/tenant.js'
 import { badlyEncodedParameter } from './http/validation/query.js'
+import { BUILT_DASHBOARD_DIR, loadDashboardFiles } from './http/dashboard-files.js'
+import { registerDashboardRoutes, sendDashboardFile } from './http/routes/dashboard.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Time a long-poll spent parked; excluded from request latency metrics. */
     parkedMs: number
   }
+  interface FastifyInstance {
+    /** The web dashboard: served, turned off (`QUEEN_DASHBOARD=false`), or on without a build to serve. */
+    dashboard: DashboardState
+  }
+}
+
+/** Whether the broker serves the web dashboard (the `listening` line's `dashboard` field). */
+export type DashboardState = 'on' | 'off' | 'not built'
+
+/** Options of the HTTP part. */
+export interface HttpPartOptions {
+  /** Serve the web dashboard (`QUEEN_DASHBOARD`). */
+  dashboard: boolean
+  /** The dashboard build to serve; default dist/dashboard of the package (tests point elsewhere). */
+  dashboardDir?: string
 }
 
 const API_PREFIXES = ['/api/', '/streams/', '/internal/', '/health', '/metrics']
@@ -143,9 +160,15 @@ function routerError(error: FastifyError, request: FastifyRequest, reply: Fastif
   void reply.code(500).send({ error: 'internal error', code: 'QUEEN_ERR_INTERNAL' })
 }
 
-function httpPart(app: FastifyInstance): Promise<void> {
+function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void> {
   const services = app.broker
   installBodyParsing(app)
+  // The web dashboard (docs/dashboard.md): its build is listed once, here; a missing build is logged, not fatal.
+  const dashboard = options.dashboard ? loadDashboardFiles(options.dashboardDir ?? BUILT_DASHBOARD_DIR) : undefined
+  app.decorate('dashboard', dashboard === undefined ? 'off' : dashboard.built ? 'on' : 'not built')
+  if (dashboard !== undefined && !dashboard.built) {
+    app.log.warn({ dir: dashboard.dir }, 'dashboard not built: / answers 404 (run npm run build)')
+  }
   // JSON answers leave as bytes. A string body is measured (which copies a long one flat) and then joined
   // to the headers and copied again on its way to the socket (issue 22, the broker's allocation). Fastify
   // sends a Buffer as it is; its type only names strings.
@@ -210,7 +233,8 @@ function httpPart(app: FastifyInstance): Promise<void> {
     if (request.method !== 'GET' || API_PREFIXES.some((prefix) => path.startsWith(prefix))) {
       return reply.code(404).send({ error: message, code: 'QUEEN_ERR_ROUTE_NOT_FOUND' })
     }
-    // The dashboard (a later issue) serves the SPA fallback here; until then every unknown GET is a 404.
+    // The SPA fallback: the dashboard's index.html, whose router reads the path (docs/http-api.md, "Unknown routes").
+    if (dashboard !== undefined) return sendDashboardFile(dashboard, 'index.html', request, reply)
     return reply.code(404).send({ error: message, code: 'QUEEN_ERR_ROUTE_NOT_FOUND' })
   })
 
@@ -237,6 +261,7 @@ function httpPart(app: FastifyInstance): Promise<void> {
   registerAnalyticsRoutes(app)
   registerPostgresStatsRoute(app)
   registerMetricsRoutes(app)
+  if (dashboard !== undefined) registerDashboardRoutes(app, dashboard)
   return Promise.resolve()
 }
 

@@ -33,6 +33,8 @@ export interface BrokerOptions {
   jobs?: boolean
   /** Shorter mesh clocks (tests of the protocol's deadlines). */
   meshTiming?: MeshPartOptions['timing']
+  /** The dashboard build to serve; default dist/dashboard of the package. */
+  dashboardDir?: string
 }
 
 /** Builds and boots a broker (not listening yet). A part that fails to start closes the ones before it. */
@@ -49,7 +51,7 @@ export async function buildBroker(config: BrokerConfig, options: BrokerOptions):
   void app.register(meshPart, { config, log, timing: options.meshTiming })
   if (durability) void app.register(replayPart, { config, log })
   if (options.jobs ?? true) void app.register(jobsPart, { config, log })
-  void app.register(httpPart)
+  void app.register(httpPart, { dashboard: config.dashboard, dashboardDir: options.dashboardDir })
   try {
     await app.ready()
   } catch (error) {

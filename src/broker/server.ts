@@ -48,7 +48,7 @@ export async function startBroker(config: BrokerConfig, log: Logger): Promise<Ru
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  log.info({ http: `${config.host}:${port}`, dashboard: 'off' }, 'listening')
+  log.info({ http: `${config.host}:${port}`, dashboard: app.dashboard }, 'listening')
 
   let shuttingDown: Promise<number> | undefined
   const shutdown = (reason: string): Promise<number> => {

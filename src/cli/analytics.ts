@@ -9,6 +9,33 @@ import { formatBytes, formatDuration } from './format.js'
 import type { HttpClient } from './http-client.js'
 import type { Column } from './output.js'
 import { parseTime } from './times.js'
+import type {
+  OpCounts,
+  ParkedAnswer,
+  PostgresStatsAnswer,
+  QueueLagRow,
+  QueueOpsAnswer,
+  RetentionAnswer,
+  SeriesWindow,
+  StatusAnalyticsAnswer,
+  SystemMetricsAnswer,
+  SystemPoint,
+} from '../wire/index.js'
+
+export type {
+  OpCounts,
+  ParkedAnswer,
+  PostgresStatsAnswer,
+  QueueLagRow,
+  QueueOpsAnswer,
+  RetentionAnswer,
+  SeriesWindow,
+  SystemPoint,
+}
+/** GET /api/v1/status/analytics. */
+export type OverviewAnswer = StatusAnalyticsAnswer
+/** GET /api/v1/analytics/system-metrics (and worker-metrics). */
+export type SystemAnswer = SystemMetricsAnswer
 
 /** --from / --to of every series command. */
 export const windowFlags = {
@@ -33,38 +60,15 @@ export function windowQuery(flags: { from?: string; to?: string }): Record<strin
   }
 }
 
-/** The `timeRange` and bucket width the series routes answer with. */
-export interface SeriesWindow {
-  timeRange: { from: string; to: string }
-  bucketMinutes: number
-}
-
 /** A note for stderr describing the window of an answer. */
 export function windowNote(answer: SeriesWindow): string {
   return `${answer.timeRange.from} .. ${answer.timeRange.to}, ${answer.bucketMinutes}-minute buckets`
-}
-
-/** GET /api/v1/status/analytics. */
-export interface OverviewAnswer {
-  dataPoints: { timestamp: string; messages: number }[]
-  interval: string
-  from: string
-  to: string
 }
 
 export const OVERVIEW_COLUMNS: Column<OverviewAnswer['dataPoints'][number]>[] = [
   { header: 'TIME', value: (row) => row.timestamp },
   { header: 'MESSAGES', value: (row) => row.messages },
 ]
-
-/** One row of GET /api/v1/analytics/queue-lag. */
-export interface QueueLagRow {
-  queueName: string
-  popCount: number
-  avgLagMs: number
-  maxLagMs: number
-  bucketTime: string
-}
 
 export const QUEUE_LAG_COLUMNS: Column<QueueLagRow>[] = [
   { header: 'TIME', value: (row) => row.bucketTime },
@@ -73,22 +77,6 @@ export const QUEUE_LAG_COLUMNS: Column<QueueLagRow>[] = [
   { header: 'AVG LAG', value: (row) => formatDuration(row.avgLagMs) },
   { header: 'MAX LAG', value: (row) => formatDuration(row.maxLagMs) },
 ]
-
-/** Push, pop, ack, failed and DLQ counts of one queue (GET /api/v1/analytics/queue-ops). */
-export interface OpCounts {
-  queueName: string
-  push: number
-  pop: number
-  ack: number
-  failed: number
-  dlq: number
-}
-
-/** GET /api/v1/analytics/queue-ops. */
-export interface QueueOpsAnswer extends SeriesWindow {
-  series: (OpCounts & { bucketTime: string })[]
-  queues: OpCounts[]
-}
 
 const OP_COLUMNS: Column<OpCounts>[] = [
   { header: 'QUEUE', value: (row) => row.queueName },
@@ -104,11 +92,6 @@ export const QUEUE_OPS_SERIES_COLUMNS: Column<QueueOpsAnswer['series'][number]>[
   { header: 'TIME', value: (row) => row.bucketTime },
   ...OP_COLUMNS,
 ]
-
-/** GET /api/v1/analytics/queue-parked-replicas. */
-export interface ParkedAnswer extends SeriesWindow {
-  replicas: { serverId: string; series: { bucketTime: string; parkedPops: number }[] }[]
-}
 
 /** One (replica, bucket) of the parked pops. */
 export interface ParkedRow {
@@ -126,12 +109,6 @@ export const PARKED_COLUMNS: Column<ParkedRow>[] = [
   { header: 'SERVER', value: (row) => row.serverId },
   { header: 'PARKED POPS', value: (row) => row.parkedPops },
 ]
-
-/** GET /api/v1/analytics/retention. */
-export interface RetentionAnswer extends SeriesWindow {
-  series: { bucketTime: string; kind: string; deleted: number }[]
-  totals: { retention: number; completedRetention: number; eviction: number; partitions: number }
-}
 
 export const RETENTION_SERIES_COLUMNS: Column<RetentionAnswer['series'][number]>[] = [
   { header: 'TIME', value: (row) => row.bucketTime },
@@ -158,29 +135,6 @@ export const RETENTION_TOTAL_COLUMNS: Column<ReturnType<typeof retentionTotals>[
   { header: 'DELETED', value: (row) => row.deleted },
   { header: 'WHAT', value: (row) => row.what, wide: true },
 ]
-
-/** One point of GET /api/v1/analytics/system-metrics (and worker-metrics). */
-export interface SystemPoint {
-  timestamp: string
-  serverId: string
-  hostname: string
-  pid: number
-  cpuUserPercent: number
-  cpuSystemPercent: number
-  rssBytes: number
-  heapUsedBytes: number
-  eventLoopLagP99Ms: number
-  poolTotal: number
-  poolIdle: number
-  poolWaiting: number
-  requests: number
-  parkedPops: number
-}
-
-/** GET /api/v1/analytics/system-metrics. */
-export interface SystemAnswer extends SeriesWindow {
-  series: SystemPoint[]
-}
 
 export const SYSTEM_COLUMNS: Column<SystemPoint>[] = [
   { header: 'TIME', value: (row) => row.timestamp },
@@ -215,25 +169,6 @@ export function fetchSystemSeries(
     query: { ...windowQuery(flags), hostname: flags.hostname, workerId: flags['worker-id'] },
     tenant: false,
   })
-}
-
-/** The parts of GET /api/v1/analytics/postgres-stats the summary shows; null sections were not readable. */
-export interface PostgresStatsAnswer {
-  databaseCache: {
-    database: string
-    hitRatio: number | null
-    connections: number
-    commits: number
-    rollbacks: number
-    deadlocks: number
-  } | null
-  cacheSummary: { tableHitRatio: number | null; indexHitRatio: number | null } | null
-  deadTuples: { table: string; deadTuples: number; deadRatio: number | null }[] | null
-  activeQueries: unknown[] | null
-  autovacuumStatus: { enabled: boolean } | null
-  bufferConfig: { sharedBuffersBytes: number | null; maxConnections: number } | null
-  tableSizes: { table: string; totalBytes: number; estimatedRows: number }[] | null
-  [section: string]: unknown
 }
 
 const percent = (value: number | null | undefined) => (value === null || value === undefined ? null : `${value}%`)

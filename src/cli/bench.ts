@@ -1,7 +1,9 @@
 /**
  * `bench` (docs/cli.md, "Command reference"): a quick smoke load against a broker from this one client — push N
  * messages into a fresh queue in batches, pop them back in batches, ack each batch — and the rate of each phase.
- * Requests are sequential, so the figures say "this broker answers, at roughly this speed, from here"; the real
+ * One request at a time unless --producers/--consumers ask for more (the push phase is timed by the wall clock, pop
+ * and ack by their request time shared among the consumers), so the figures say "this broker answers, at roughly
+ * this speed, from here"; the real
  * benchmark, with concurrency and percentiles, is `npm run bench` (docs/performance.md).
  */
 import { randomBytes } from 'node:crypto'
@@ -20,6 +22,15 @@ export interface BenchOptions {
   payloadBytes: number
   partitions: number
   keep: boolean
+  /** Concurrent pushers (the Go queenctl's --producers); 1 by default. */
+  producers?: number
+  /** Concurrent pop-and-ack loops (--consumers); 1 by default. */
+  consumers?: number
+}
+
+/** Runs `count` copies of `work` at once and waits for all (the first failure rejects). */
+async function inParallel(count: number, work: () => Promise<void>): Promise<void> {
+  await Promise.all(Array.from({ length: Math.max(1, count) }, () => work()))
 }
 
 /** One phase's figures. */
@@ -80,31 +91,36 @@ export async function runBench(client: HttpClient, options: BenchOptions): Promi
   let pushRequests = 0
   let pushMs = 0
   try {
-    for (let start = 0; start < options.messages; start += options.batch) {
-      const count = Math.min(options.batch, options.messages - start)
-      const items = Array.from({ length: count }, (_, index) => ({
-        queue,
-        partition: `p${(start + index) % options.partitions}`,
-        payload: { n: start + index, pad },
-      }))
-      const started = performance.now()
-      const answer = await client
-        .post<PushAnswer>('/api/v1/push', { items })
-        // A 503 (spool unavailable) still carries the per-item outcomes: report the first refusal.
-        .catch((error: unknown) => {
-          if (error instanceof HttpRequestError && Array.isArray(error.body)) return error.body as PushAnswer
-          throw error
-        })
-      pushMs += performance.now() - started
-      pushRequests += 1
-      const refused = answer.find((item) => item.status !== 'queued')
-      if (refused) {
-        throw new UserError(`push answered ${refused.status ?? 'nothing'}: ${refused.error ?? 'no error given'}`, {
-          exitCode: EXIT.server,
-          hint: 'bench measures PostgreSQL-backed pushes: check queenctl maintenance status and queenctl ping',
-        })
+    let nextStart = 0
+    const pushStarted = performance.now()
+    await inParallel(options.producers ?? 1, async () => {
+      while (nextStart < options.messages) {
+        const start = nextStart
+        nextStart += options.batch
+        const count = Math.min(options.batch, options.messages - start)
+        const items = Array.from({ length: count }, (_, index) => ({
+          queue,
+          partition: `p${(start + index) % options.partitions}`,
+          payload: { n: start + index, pad },
+        }))
+        const answer = await client
+          .post<PushAnswer>('/api/v1/push', { items })
+          // A 503 (spool unavailable) still carries the per-item outcomes: report the first refusal.
+          .catch((error: unknown) => {
+            if (error instanceof HttpRequestError && Array.isArray(error.body)) return error.body as PushAnswer
+            throw error
+          })
+        pushRequests += 1
+        const refused = answer.find((item) => item.status !== 'queued')
+        if (refused) {
+          throw new UserError(`push answered ${refused.status ?? 'nothing'}: ${refused.error ?? 'no error given'}`, {
+            exitCode: EXIT.server,
+            hint: 'bench measures PostgreSQL-backed pushes: check queenctl maintenance status and queenctl ping',
+          })
+        }
       }
-    }
+    })
+    pushMs = performance.now() - pushStarted
 
     let popped = 0
     let popRequests = 0
@@ -113,36 +129,39 @@ export async function runBench(client: HttpClient, options: BenchOptions): Promi
     let ackMs = 0
     let empty = 0
     const acks: AckOutcome = { ok: 0, failed: 0, failures: [] }
-    while (popped < options.messages && empty < EMPTY_POPS_ALLOWED) {
-      const started = performance.now()
-      const answer = await popOnce(client, {
-        queue,
-        batch: options.batch,
-        maxPartitions: options.partitions,
-        waitMs: 0,
-      })
-      popMs += performance.now() - started
-      popRequests += 1
-      if (answer.kind === 'empty') {
-        empty += 1
-        continue
+    const consumers = Math.max(1, options.consumers ?? 1)
+    await inParallel(consumers, async () => {
+      while (popped < options.messages && empty < EMPTY_POPS_ALLOWED * consumers) {
+        const started = performance.now()
+        const answer = await popOnce(client, {
+          queue,
+          batch: options.batch,
+          maxPartitions: options.partitions,
+          waitMs: 0,
+        })
+        popMs += (performance.now() - started) / consumers
+        popRequests += 1
+        if (answer.kind === 'empty') {
+          empty += 1
+          continue
+        }
+        empty = 0
+        popped += answer.rows.length
+        const acked = performance.now()
+        await ackItems(
+          client,
+          answer.rows.map((row) => ({
+            transactionId: row.transactionId,
+            partitionId: row.partitionId,
+            leaseId: row.leaseId,
+            status: 'completed',
+          })),
+          acks,
+        )
+        ackMs += (performance.now() - acked) / consumers
+        ackRequests += 1
       }
-      empty = 0
-      popped += answer.rows.length
-      const acked = performance.now()
-      await ackItems(
-        client,
-        answer.rows.map((row) => ({
-          transactionId: row.transactionId,
-          partitionId: row.partitionId,
-          leaseId: row.leaseId,
-          status: 'completed',
-        })),
-        acks,
-      )
-      ackMs += performance.now() - acked
-      ackRequests += 1
-    }
+    })
     if (popped < options.messages || acks.failed > 0) {
       throw new UserError(
         `popped ${popped} and acked ${acks.ok} of ${options.messages} pushed messages` +

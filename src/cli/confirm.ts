@@ -15,12 +15,18 @@ export interface ConfirmOptions {
   action: string
   /** The command line to suggest, e.g. `queenctl maintenance on --yes`. */
   retry: string
+  /**
+   * Go ahead without a terminal instead of refusing: the seeks (`replay`, `cg seek`, `partition seek`), which the
+   * Go queenctl runs in scripts without asking (docs/cli.md, "Compatibility with the Go queenctl").
+   */
+  proceedOffTerminal?: boolean
 }
 
 /** Resolves when the user confirmed (or `--yes` was given); throws a UserError (exit 1) otherwise. */
 export async function confirmAction(options: ConfirmOptions): Promise<void> {
   if (options.yes) return
   if (process.stdin.isTTY !== true) {
+    if (options.proceedOffTerminal) return
     throw new UserError(`refusing to ${options.action} without --yes (stdin is not a terminal)`, {
       exitCode: EXIT.user,
       code: 'confirmation_required',

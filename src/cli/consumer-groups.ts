@@ -7,19 +7,10 @@ import type { Column, Output } from './output.js'
 import type { HttpClient } from './http-client.js'
 import type { SeekTarget } from './times.js'
 
-/** One row of GET /api/v1/consumer-groups: a (group, queue) pair. */
-export interface GroupRow {
-  name: string
-  queueName: string
-  members: number
-  partitionsWithLag: number
-  totalLag: number
-  maxTimeLag: number
-  state: 'Lagging' | 'Stable' | 'Dead'
-  subscriptionMode: string | null
-  subscriptionTimestamp: string | null
-  subscriptionCreatedAt: string | null
-}
+import type { ConsumerGroupRow as GroupRow, LaggingPartitionRow as LaggingRow } from '../wire/index.js'
+
+/** The answers these commands read (src/wire/consumer-groups.ts). */
+export type { GroupRow, LaggingRow }
 
 export const GROUP_COLUMNS: Column<GroupRow>[] = [
   { header: 'GROUP', value: (row) => row.name },
@@ -32,20 +23,6 @@ export const GROUP_COLUMNS: Column<GroupRow>[] = [
   { header: 'SUBSCRIPTION', value: (row) => row.subscriptionMode, wide: true },
   { header: 'SUBSCRIBED AT', value: (row) => row.subscriptionTimestamp, wide: true },
 ]
-
-/** One row of GET /api/v1/consumer-groups/lagging: a lagging (group, partition). */
-export interface LaggingRow {
-  consumer_group: string
-  queue_name: string
-  partition_name: string
-  partition_id: string
-  worker_id: string | null
-  offset_lag: number
-  time_lag_seconds: number
-  lag_hours: number
-  oldest_unconsumed_at: string
-  last_consumed_at: string | null
-}
 
 export const LAGGING_COLUMNS: Column<LaggingRow>[] = [
   { header: 'GROUP', value: (row) => row.consumer_group },
@@ -94,7 +71,7 @@ export interface SeekDryRun {
   body: SeekTarget
 }
 
-/** `cg seek` and `replay`: confirm (--yes off a terminal), seek, confirm on stderr; --dry-run sends nothing. */
+/** `cg seek` and `replay`: confirm on a terminal (off one they go ahead, as the Go queenctl does), seek, confirm on stderr; --dry-run sends nothing. */
 export async function runSeek(
   out: Output,
   client: () => Promise<HttpClient>,
@@ -112,6 +89,7 @@ export async function runSeek(
     question: `${what[0]!.toUpperCase()}${what.slice(1)}?`,
     action: what,
     retry: request.retry,
+    proceedOffTerminal: true,
   })
   const answer = await seekGroup(await client(), request.group, request.queue, request.target)
   out.confirm(

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 import { EXIT, UserError } from './errors.js'
+import { readKeyringToken } from './keyring.js'
 
 /** The broker a command talks to when nothing names one. */
 export const DEFAULT_SERVER = 'http://localhost:6632'
@@ -154,8 +155,8 @@ async function readFileRef(ref: string, what: string, onError: (message: string)
 
 /**
  * Resolves a `token-ref`: empty → anonymous; `env` → QUEEN_TOKEN; `env:VAR`; `file:///absolute/path`
- * (trimmed contents); `literal:<token>`; any other string is a literal. `keychain://` references of the
- * Go CLI are recognised and refused (exit 3) with the way out. Unreadable references exit 3.
+ * (trimmed contents); `literal:<token>`; any other string is a literal. `keychain://<id>` is read from the system
+ * keyring (keyring.ts), where there is one. Unreadable references exit 3.
  */
 export async function resolveTokenRef(
   ref: string | undefined,
@@ -176,7 +177,11 @@ export async function resolveTokenRef(
     return readFileRef(ref, 'token', (message) => tokenError(contextName, message, reset))
   }
   if (ref.startsWith('keychain://')) {
-    throw tokenError(contextName, `token-ref ${ref}: keychain references of the Go CLI are not read`, reset)
+    try {
+      return await readKeyringToken(ref.slice('keychain://'.length))
+    } catch (error) {
+      throw tokenError(contextName, `token-ref ${ref}: ${(error as Error).message}`, reset)
+    }
   }
   if (ref.startsWith('literal:')) return ref.slice('literal:'.length)
   return ref

@@ -5,7 +5,6 @@
  */
 import { Flags } from '@oclif/core'
 import { EXIT, UserError } from './errors.js'
-import { OUTPUT_CHOICES } from './output.js'
 
 const GLOBAL = 'GLOBAL'
 
@@ -39,8 +38,7 @@ export const outputFlags = {
   output: Flags.string({
     char: 'o',
     description:
-      'output format: table, wide, json, yaml, ndjson (alias jsonl); default table on a terminal, json when piped',
-    options: [...OUTPUT_CHOICES],
+      'output format: table, wide, json, yaml, ndjson (alias jsonl), jsonpath=EXPR; default table on a terminal, json when piped',
     helpGroup: GLOBAL,
   }),
   color: Flags.boolean({

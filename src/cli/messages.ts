@@ -3,64 +3,20 @@
  * and the detail view of one message.
  */
 import { Args, Flags } from '@oclif/core'
+import type { HttpClient } from './http-client.js'
 import { formatAge, truncate } from './format.js'
 import type { Column } from './output.js'
 import { parseTime } from './times.js'
 
-/** One message of GET /api/v1/messages (no payload). */
-export interface MessageListItem {
-  id: string
-  transactionId: string
-  partitionId: string
-  queuePath: string
-  queue: string
-  partition: string
-  namespace: string | null
-  task: string | null
-  status: string
-  queueStatus: string | null
-  busStatus: { consumedBy: number; totalGroups: number }
-  traceId: string | null
-  producerSub: string | null
-  queuePriority: number
-  createdAt: string
-  leaseExpiresAt: string | null
-}
+import type {
+  MessageDetailAnswer as MessageDetail,
+  MessageListAnswer,
+  MessageListItem,
+  TraceEvent,
+} from '../wire/index.js'
 
-/** GET /api/v1/messages/:partitionId/:transactionId. */
-export interface MessageDetail {
-  id: string
-  transactionId: string
-  partitionId: string
-  queue: string
-  partition: string
-  namespace: string | null
-  task: string | null
-  status: string
-  payload: unknown
-  payloadError?: string
-  isEncrypted: boolean
-  traceId: string | null
-  producerSub: string | null
-  createdAt: string
-  errorMessage: string | null
-  retryCount: number
-  leaseExpiresAt: string | null
-  queueConfig: Record<string, unknown>
-  mode: { type: string; hasQueueMode: boolean; busGroupsCount: number; consumedByGroups: number }
-  consumerGroups: { name: string; consumed: boolean; leaseExpiresAt: string | null }[]
-}
-
-/** One trace event of a message (snake_case on the wire, docs/http-api.md, "Read traces"). */
-export interface TraceEvent {
-  id: string
-  event_type: string
-  data: unknown
-  consumer_group: string | null
-  worker_id: string | null
-  created_at: string
-  trace_names: string[]
-}
+/** The answers the commands read (src/wire/messages.ts, src/wire/traces.ts). */
+export type { MessageListItem, MessageDetail, TraceEvent }
 
 /** The statuses GET /api/v1/messages filters on (`failed` is the broker's alias of dead_letter). */
 export const MESSAGE_STATUSES = ['pending', 'processing', 'completed', 'dead_letter', 'failed'] as const
@@ -83,7 +39,7 @@ export const messageListFlags = {
   cg: Flags.string({ description: 'compute the status for this consumer group (default: queue mode)' }),
   from: Flags.string({ description: 'created at or after (default: 1h ago): 15m, "2h ago", 2026-01-31, RFC 3339' }),
   to: Flags.string({ description: 'created at or before (default: now)' }),
-  limit: Flags.integer({ description: 'rows per page (1-1000)', default: 200, min: 1, max: 1000 }),
+  limit: Flags.integer({ description: 'rows to list (1-1000)', default: 200, min: 1, max: 1000 }),
   offset: Flags.integer({ description: 'rows to skip', default: 0, min: 0 }),
 }
 
@@ -157,4 +113,37 @@ export function messageDisplay(message: MessageDetail): Record<string, unknown> 
     encrypted: message.isEncrypted,
     payload: message.payloadError === undefined ? message.payload : `(unreadable: ${message.payloadError})`,
   }
+}
+
+/** The most rows GET /api/v1/messages answers at once (docs/http-api.md); larger listings are paged. */
+export const MESSAGES_PAGE = 1000
+
+/**
+ * Up to `limit` rows from `offset` on, in pages of at most 1,000 (the broker's cap), so `--limit 10000` works as the
+ * Go queenctl's usage has it. A row seen on an earlier page (new messages shift the newest-first order) is not
+ * repeated.
+ */
+export async function listMessages(
+  client: HttpClient,
+  query: Record<string, string | number | undefined>,
+  limit: number,
+  offset: number,
+): Promise<MessageListItem[]> {
+  const rows: MessageListItem[] = []
+  const seen = new Set<string>()
+  for (let skip = offset; rows.length < limit;) {
+    const page = Math.min(MESSAGES_PAGE, limit - rows.length)
+    const answer = await client.get<MessageListAnswer>('/api/v1/messages', {
+      query: { ...query, limit: page, offset: skip },
+    })
+    for (const row of answer.messages) {
+      const key = `${row.partitionId}/${row.transactionId}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      rows.push(row)
+    }
+    if (answer.messages.length < page) break
+    skip += answer.messages.length
+  }
+  return rows.slice(0, limit)
 }

@@ -5,7 +5,15 @@
  */
 import { BaseCommand } from './base-command.js'
 import { outputFlags } from './flags.js'
-import { colorEnabled, Output, renderJson, resolveFormat, type OutputFormat } from './output.js'
+import {
+  colorEnabled,
+  evaluateJsonPath,
+  Output,
+  renderJson,
+  renderJsonPath,
+  resolveFormat,
+  type OutputFormat,
+} from './output.js'
 
 /** The parsed output flags. */
 export interface OutputFlagValues {
@@ -20,13 +28,24 @@ export abstract class OutputCommand extends BaseCommand {
   static override enableJsonFlag = true
   static override baseFlags = { ...BaseCommand.baseFlags, ...outputFlags }
 
+  /**
+   * Commands whose text output is a confirmation the Go queenctl prints on stdout whether or not it is a terminal
+   * (`queued=1 duplicate=0 ...`, `ack ok`): they print it under a pipe too, and JSON only with `-o json` or `--json`
+   * (docs/cli.md, "Compatibility with the Go queenctl").
+   */
+  static textOnPipe = false
+
   /** The effective format, once `output()` resolved it. */
   private format: OutputFormat | undefined
 
   /** The Output of the parsed flags (resolves the format: table on a terminal, json when piped). */
   protected output(flags: OutputFlagValues): Output {
     const stdoutIsTTY = process.stdout.isTTY === true
-    this.format = resolveFormat({ output: flags.output, json: flags.json, stdoutIsTTY })
+    const textOnPipe = (this.constructor as typeof OutputCommand).textOnPipe
+    this.format = resolveFormat({ output: flags.output, json: flags.json, stdoutIsTTY: stdoutIsTTY || textOnPipe })
+    this.jsonPath = flags.output?.startsWith('jsonpath=') ? flags.output.slice('jsonpath='.length) : undefined
+    // Checked before anything is sent, so a bad expression is a usage error of its own.
+    if (this.jsonPath !== undefined) evaluateJsonPath({}, this.jsonPath)
     return new Output({
       format: this.format,
       color: colorEnabled(flags.color, process.env, stdoutIsTTY),
@@ -41,8 +60,14 @@ export abstract class OutputCommand extends BaseCommand {
     return this.wantsJson()
   }
 
-  /** Plain pretty JSON (two spaces) on stdout: the same text whether or not stdout is a terminal. */
+  /** The expression of `-o jsonpath=EXPR`, once `output()` saw it. */
+  private jsonPath: string | undefined
+
+  /**
+   * Plain pretty JSON (two spaces) on stdout: the same text whether or not stdout is a terminal; under
+   * `-o jsonpath=EXPR` the values the expression picks.
+   */
   override logJson(json: unknown): void {
-    process.stdout.write(renderJson(json))
+    process.stdout.write(this.jsonPath === undefined ? renderJson(json) : renderJsonPath(json, this.jsonPath))
   }
 }

@@ -20,7 +20,9 @@ export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'ndjson'
  * either, `table` on a terminal and `json` when stdout is piped.
  */
 export function resolveFormat(options: { output?: string; json?: boolean; stdoutIsTTY: boolean }): OutputFormat {
-  const output = options.output === 'jsonl' ? 'ndjson' : options.output
+  // -o jsonpath=EXPR is JSON mode whose printing picks the expression's values (see renderJsonPath).
+  const output =
+    options.output === 'jsonl' ? 'ndjson' : options.output?.startsWith('jsonpath=') ? 'json' : options.output
   if (options.json && output !== undefined && output !== 'json') {
     throw new UserError(`--json and --output ${options.output} ask for different formats`, {
       exitCode: EXIT.user,
@@ -30,11 +32,55 @@ export function resolveFormat(options: { output?: string; json?: boolean; stdout
   if (options.json) return 'json'
   if (output !== undefined) {
     if (!(OUTPUT_CHOICES as readonly string[]).includes(output)) {
-      throw new UserError(`unknown output format ${output}`, { hint: `use one of ${OUTPUT_CHOICES.join(', ')}` })
+      throw new UserError(`unknown output format ${output}`, {
+        hint: `use one of ${OUTPUT_CHOICES.join(', ')}, jsonpath=EXPR`,
+      })
     }
     return output as OutputFormat
   }
   return options.stdoutIsTTY ? 'table' : 'json'
+}
+
+/**
+ * The values `-o jsonpath=EXPR` picks (kubectl style, as the Go queenctl takes it): `.queues[0].name`, `{.items[*].id}`,
+ * `$.a.b`; `[*]` fans out over an array. Throws a UserError naming the expression when it is not of that form.
+ */
+export function evaluateJsonPath(value: unknown, expression: string): unknown[] {
+  let path = expression.trim()
+  if (path.startsWith('{') && path.endsWith('}')) path = path.slice(1, -1).trim()
+  if (path.startsWith('$')) path = path.slice(1)
+  const segments = [...path.matchAll(/\.([^.[\]]+)|\[(\*|-?\d+)\]|\['([^']+)'\]/g)]
+  if (segments.map((segment) => segment[0]).join('') !== path) {
+    throw new UserError(`-o jsonpath=${expression}: not a path such as .queues[0].name or {.items[*].id}`, {
+      hint: "use .field, [N], [*] and ['field'] steps",
+    })
+  }
+  let current: unknown[] = [value]
+  for (const segment of segments) current = current.flatMap((item) => step(item, segment))
+  return current
+}
+
+/** One step of a jsonpath: `[*]` (segment 2 is `*`), `[N]`, `.field` or `['field']`. */
+function step(item: unknown, segment: RegExpMatchArray): unknown[] {
+  if (segment[2] === '*') {
+    if (Array.isArray(item)) return item as unknown[]
+    return item !== null && typeof item === 'object' ? Object.values(item) : []
+  }
+  if (segment[2] !== undefined) {
+    if (!Array.isArray(item)) return []
+    const index = Number(segment[2])
+    const picked = (item as unknown[])[index < 0 ? item.length + index : index]
+    return picked === undefined ? [] : [picked]
+  }
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return []
+  const key = segment[1] ?? segment[3]!
+  return key in item ? [(item as Record<string, unknown>)[key]] : []
+}
+
+/** `-o jsonpath=EXPR` output: the picked values space-separated (strings bare, the rest as JSON), then a newline. */
+export function renderJsonPath(value: unknown, expression: string): string {
+  const picked = evaluateJsonPath(value, expression)
+  return `${picked.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(' ')}\n`
 }
 
 /**

@@ -2,18 +2,12 @@
  * Shapes and columns of the queue routes (docs/http-api.md, "Queues and resources") shared by the queue and partition
  * commands.
  */
+import type { QueueDetailAnswer, QueueRow, PartitionDetail, MessageCounters } from '../wire/index.js'
 import type { Column } from './output.js'
 
-/** One row of GET /api/v1/resources/queues. */
-export interface QueueRow {
-  id: string
-  name: string
-  namespace: string
-  task: string
-  createdAt: string
-  partitions: number
-  messages: { total: number; pending: number; processing: number }
-}
+export type { MessageCounters, PartitionDetail, QueueRow }
+/** GET /api/v1/resources/queues/:queue. */
+export type QueueDetail = QueueDetailAnswer
 
 export const QUEUE_COLUMNS: Column<QueueRow>[] = [
   { header: 'NAME', value: (row) => row.name },
@@ -25,38 +19,6 @@ export const QUEUE_COLUMNS: Column<QueueRow>[] = [
   { header: 'TASK', value: (row) => row.task, wide: true },
   { header: 'CREATED', value: (row) => row.createdAt, wide: true },
 ]
-
-/** Counters of a partition or queue. */
-export interface MessageCounters {
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  deadLetter: number
-}
-
-/** One partition of GET /api/v1/resources/queues/:queue. */
-export interface PartitionDetail {
-  id: string
-  name: string
-  createdAt: string
-  stats: MessageCounters
-  oldestMessage: string | null
-  newestMessage: string | null
-}
-
-/** GET /api/v1/resources/queues/:queue. */
-export interface QueueDetail {
-  id: string
-  name: string
-  namespace: string
-  task: string
-  createdAt: string
-  partitions: PartitionDetail[]
-  totals: MessageCounters
-  options: Record<string, unknown>
-}
 
 export const PARTITION_COLUMNS: Column<PartitionDetail>[] = [
   { header: 'PARTITION', value: (row) => row.name },

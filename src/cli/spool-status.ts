@@ -4,22 +4,10 @@
  */
 import { formatBytes } from './format.js'
 import type { HttpClient } from './http-client.js'
+import type { BuffersAnswer } from '../wire/index.js'
 
-/** The broker's answer, passed through as the command's result. */
-export interface SpoolStatus {
-  /** Records awaiting replay. */
-  pending: number
-  /** Records in the quarantine. */
-  failed: number
-  dbHealthy: boolean
-  /** The answering broker's server id. */
-  worker: string
-  /** Bytes awaiting replay. */
-  bytes: number
-  /** Segments on disk, the active one included. */
-  segments: number
-  state: 'ok' | 'replaying' | 'full' | 'unwritable' | 'fallback'
-}
+/** The broker's answer, passed through as the command's result (src/wire/system.ts). */
+export type SpoolStatus = BuffersAnswer
 
 /** Reads the spool status of the broker. */
 export function fetchSpoolStatus(client: HttpClient): Promise<SpoolStatus> {

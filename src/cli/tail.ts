@@ -28,6 +28,8 @@ export interface TailOptions extends PopTarget {
   since?: string
   /** Stop after this long without a message (implies waiting for messages). */
   idleMs?: number
+  /** Longest single long-poll while waiting (default 30 s unless the module's own poll time is shorter). */
+  pollMs?: number
   /** Writes the rows of one pop (NDJSON). */
   print: (rows: readonly PoppedRow[]) => void
   onAckFailure?: (failure: AckFailure) => void
@@ -82,7 +84,7 @@ export async function tail(client: HttpClient, options: TailOptions): Promise<Ta
       result.end = 'idle'
       break
     }
-    const waitMs = waiting ? Math.max(1, Math.min(FOLLOW_POLL_MS, idleLeft)) : 0
+    const waitMs = waiting ? Math.max(1, Math.min(options.pollMs ?? FOLLOW_POLL_MS, idleLeft)) : 0
     const started = Date.now()
     let answer
     try {

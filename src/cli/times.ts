@@ -1,6 +1,6 @@
 /**
  * Times and seek targets of docs/cli.md, "Times and seek targets", shared by `--from`, `--to`, `--since` and seek
- * `--to`: `now`, `beginning`, `<N><unit> ago` or a bare `<N><unit>` (ago), Unix seconds, RFC 3339 and the three UTC
+ * `--to`: `now`, `beginning`, `<N><unit>[<N><unit>...] ago` or bare (ago), Unix seconds, RFC 3339 and the three UTC
  * calendar forms. Everything leaves the CLI as RFC 3339 UTC.
  */
 import { EXIT, UserError } from './errors.js'
@@ -33,8 +33,12 @@ export function parseTimeMs(text: string, options: { flag?: string; now?: number
   const trimmed = text.trim().toLowerCase()
   if (trimmed === 'now') return now
   if (BEGINNING.has(trimmed)) return 0
-  const relative = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)(?:\s+ago)?$/.exec(trimmed)
-  if (relative) return Math.round(now - Number(relative[1]) * UNIT_MS[relative[2]!]!)
+  // One or more <N><unit> (`15m`, `1h30m ago`, as the Go queenctl takes them), meaning ago.
+  const relative = /^((?:\d+(?:\.\d+)?\s*(?:ms|s|m|h|d|w))+)(?:\s+ago)?$/.exec(trimmed)
+  if (relative) {
+    const parts = [...relative[1]!.matchAll(/(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)/g)]
+    return Math.round(now - parts.reduce((sum, part) => sum + Number(part[1]) * UNIT_MS[part[2]!]!, 0))
+  }
   if (/^\d{1,12}$/.test(trimmed)) return Number(trimmed) * 1000
   const calendar = /^(\d{4}-\d{2}-\d{2})(?:[t ](\d{2}:\d{2}:\d{2}(?:\.\d+)?))?$/.exec(trimmed)
   const iso = calendar ? `${calendar[1]}T${calendar[2] ?? '00:00:00'}Z` : text.trim()

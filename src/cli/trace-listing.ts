@@ -3,25 +3,13 @@
  * reads. `by-message` shares the columns of `messages traces`.
  */
 import { formatAge, truncate } from './format.js'
-import type { TraceEvent } from './messages.js'
 import type { Column } from './output.js'
+import type { NamedTraceEvent, TraceNamesAnswer } from '../wire/index.js'
 
 /** One row of GET /api/v1/traces/names. */
-export interface TraceNameRow {
-  trace_name: string
-  trace_count: number
-  message_count: number
-  last_seen: string
-}
+export type TraceNameRow = TraceNamesAnswer['trace_names'][number]
 
-/** One row of GET /api/v1/traces/by-name/:name: the event with its message. */
-export interface NamedTraceEvent extends TraceEvent {
-  transaction_id: string
-  partition_id: string
-  queue_name: string
-  partition_name: string
-  message_payload: unknown
-}
+export type { NamedTraceEvent }
 
 /** A page of a trace listing, with the broker's total. */
 export interface TracePage<Row> {

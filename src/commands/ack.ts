@@ -8,15 +8,17 @@ import { openNdjsonInput } from '../cli/ndjson-lines.js'
 const REPORTED_FAILURES = 20
 
 export default class Ack extends HttpCommand {
+  static override textOnPipe = true
   static override summary = 'Acknowledge a popped message, or every line of pop/tail NDJSON with --batch'
   static override description =
-    "Acknowledges one message (its transaction id, --partition-id and, to be sure the lease is still ours, --lease-id) with --status completed (default), failed (redelivered, or dead-lettered once its retries are spent), dlq or retry. --batch FILE (or - for stdin) reads the NDJSON that pop and tail print and acknowledges every line through POST /api/v1/ack/batch, in requests of 1,000; a line may carry its own status and error. --cg names the group that popped (queue mode when absent; with --batch it overrides the lines' own consumerGroup). Prints ack ok, or ok=N failed=M for --batch (the typed result under -o json, the default when stdout is piped); exit 2 when an ack failed, 4 for --batch input without lines. Acks are never retried."
+    "Acknowledges one message (its transaction id, --partition-id and, to be sure the lease is still ours, --lease-id) with --status completed (default), failed (redelivered, or dead-lettered once its retries are spent), dlq or retry. --batch FILE (or - for stdin) reads the NDJSON that pop and tail print and acknowledges every line through POST /api/v1/ack/batch, in requests of 1,000; a line may carry its own status and error. --cg names the group that popped (queue mode when absent; with --batch it overrides the lines' own consumerGroup). Prints ack ok, or ok=N failed=M for --batch on stdout, terminal or pipe (the typed result only with -o json); exit 2 when an ack failed, 4 for --batch input without lines. Acks are never retried."
 
   static override examples = [
     '<%= config.bin %> ack 0190f3c2-7a1e-7cc1-9b55-3f1e2d4c5b6a --partition-id 0190f3c2-0000-7000-8000-000000000001 --lease-id 0190f3c2-1111-7000-8000-000000000002',
     '<%= config.bin %> ack order-42 --partition-id 0190f3c2-0000-7000-8000-000000000001 --cg billing --status failed --error "card declined"',
     '<%= config.bin %> pop orders --limit 50 | <%= config.bin %> ack --batch -',
     '<%= config.bin %> ack --batch popped.ndjson --status dlq --error "poison message"',
+    '<%= config.bin %> ack order-42 --partition-id 0190f3c2-0000-7000-8000-000000000001 --failed --error "timeout"',
   ]
 
   static override args = {
@@ -35,6 +37,11 @@ export default class Ack extends HttpCommand {
       description: 'outcome: completed, failed (retried, then dead-lettered), dlq, or retry',
       options: [...ACK_STATUSES],
     }),
+    failed: Flags.boolean({
+      description: 'the same as --status failed (the Go queenctl flag)',
+      default: false,
+      exclusive: ['status'],
+    }),
     error: Flags.string({ description: 'error text stored with a failure or dead-letter entry' }),
     batch: Flags.string({
       description: 'NDJSON of pop/tail lines to acknowledge (- for stdin)',
@@ -45,6 +52,7 @@ export default class Ack extends HttpCommand {
   async run(): Promise<AckResultItem | AckOutcome> {
     const { args, flags } = await this.parse(Ack)
     const out = this.output(flags)
+    const status = flags.failed ? 'failed' : flags.status
     if (flags.batch !== undefined) {
       if (args.transactionId !== undefined) {
         throw new UserError('a transaction id argument and --batch exclude each other', {
@@ -56,7 +64,7 @@ export default class Ack extends HttpCommand {
       let reported = 0
       const outcome = await ackInput(client, input, {
         consumerGroup: flags.cg,
-        status: flags.status,
+        status,
         error: flags.error,
         onFailure: (failure) => {
           reported += 1
@@ -82,7 +90,7 @@ export default class Ack extends HttpCommand {
       partitionId: flags['partition-id'],
       leaseId: flags['lease-id'],
       consumerGroup: flags.cg,
-      status: flags.status,
+      status,
       error: flags.error,
     })
     if (out.tabular) out.write('ack ok\n')

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { readFile } from 'node:fs/promises'
 import { Listr } from 'listr2'
-import { parseApplyDocuments, type ApplyDocument, type GroupDocument } from '../cli/apply-documents.js'
+import { parseApplyDocuments, type GroupDocument } from '../cli/apply-documents.js'
 import { describeTarget, seekGroup } from '../cli/consumer-groups.js'
 import { EXIT, UserError } from '../cli/errors.js'
 import type { HttpClient } from '../cli/http-client.js'
@@ -27,7 +27,7 @@ interface Step {
 /** What the command reports per document. */
 interface StepResult {
   document: number
-  kind: ApplyDocument['kind']
+  kind: 'Queue' | 'ConsumerGroup'
   name: string
   changed: boolean
   result?: string
@@ -35,16 +35,18 @@ interface StepResult {
 }
 
 export default class Apply extends HttpCommand {
+  static override textOnPipe = true
   static override summary = 'Apply Queue and ConsumerGroup documents (YAML or JSON) to the broker'
-  static override description = `Reads -f FILE (or - for stdin): one or more YAML documents, or JSON.
-kind: Queue — metadata.name (or name), spec: queue options by API name plus namespace and task, merged with the stored options as queue configure does (unchanged queues are skipped).
-kind: ConsumerGroup — spec.group (or metadata.name), spec.queue, and seekTo (end, beginning or a time) and/or subscription (a time: rewrites the group's subscription start).
-Every document is checked first; an error names the document (1-based) and the field. --diff prints what would change; --dry-run prints that and the bodies; neither sends anything. Exit 4 when nothing would change. Steps are drawn with listr2 on a terminal, one line each otherwise (stderr).`
+  static override description = `Reads -f FILE (or - for stdin): one or more YAML documents (separated by ---), or JSON, in either form:
+The Go queenctl's flat form — kind: Queue (the default) with name, namespace, task and config (queue options by API name; an explicit null restores an option's default): the document is the queue's whole configuration, so options it leaves out go back to their defaults. kind: ConsumerGroup with name, queue and seek-to (end, beginning or a time); without seek-to it is skipped.
+The metadata/spec form — kind: Queue, metadata.name, spec: queue options plus namespace and task, merged with the stored options as queue configure does; kind: ConsumerGroup, spec.group (or metadata.name), spec.queue, seekTo and/or subscription (a time: rewrites the group's subscription start).
+Every document is checked first, and nothing is applied from a file with an error: an unknown key, kind or queue option names the document (1-based, with its kind and name) and the key. Prints applied <Kind> "<name>" per document on stdout (the results under -o json); an unchanged queue is applied too (exit 0); exit 4 only when every document was skipped. --diff prints what would change; --dry-run prints that and the bodies; neither sends anything, and they exit 4 when nothing would change. Steps are drawn with listr2 on a terminal, one line each otherwise (stderr).`
 
   static override examples = [
     '<%= config.bin %> apply -f queues.yaml',
     '<%= config.bin %> apply --file queues.yaml --diff',
     'cat queues.yaml | <%= config.bin %> apply -f -',
+    "printf 'kind: Queue\\nname: orders\\nconfig:\\n  leaseTime: 60\\n' | <%= config.bin %> apply -f -",
   ]
 
   static override flags = {
@@ -65,13 +67,24 @@ Every document is checked first; an error names the document (1-based) and the f
     const source = await readSource(flags.file)
     const documents = parseApplyDocuments(source, flags.file === '-' ? 'stdin' : flags.file)
     if (documents.length === 0) throw new UserError(`${flags.file === '-' ? 'stdin' : flags.file} holds no document`)
+    if (documents.every((document) => document.kind === 'Skipped')) {
+      for (const document of documents)
+        out.note(
+          `[skip] ConsumerGroup ${JSON.stringify(document.kind === 'Skipped' ? document.name : '')} has nothing to apply (no seek-to)`,
+        )
+      this.exit(EXIT.noop)
+    }
     const client = await this.httpClient(flags)
     const results: StepResult[] = []
     const steps: Step[] = []
     for (const document of documents) {
+      if (document.kind === 'Skipped') {
+        out.note(`[skip] ConsumerGroup ${JSON.stringify(document.name)} ${document.reason}`)
+        continue
+      }
       if (document.kind === 'Queue') {
         const stored = await readStoredQueue(client, document.name)
-        const plan = planConfigure(document.name, stored, document, false)
+        const plan = planConfigure(document.name, stored, document, document.replace)
         const changed = !plan.exists || plan.changes.length > 0
         const result: StepResult = {
           document: document.index,
@@ -114,15 +127,16 @@ Every document is checked first; an error names the document (1-based) and the f
       if (changing.length === 0) this.exit(EXIT.noop)
       return results
     }
-    if (changing.length === 0) {
-      out.note('nothing to apply: every queue already has these options')
-      this.exit(EXIT.noop)
-    }
+    // Only documents with nothing to do at all (skipped ones) make a no-op; an unchanged queue is applied, as the
+    // Go queenctl applies it, so a script re-applying its manifests under `set -e` goes on.
+    if (results.length === 0) this.exit(EXIT.noop)
+    if (changing.length === 0) out.note('nothing to change: every queue already has these options')
     await runSteps(changing, {
       tty: process.stderr.isTTY === true && out.format !== 'json',
       note: (line) => out.note(line),
     })
-    if (!out.tabular) out.list(results, [])
+    if (out.tabular) for (const result of results) out.write(`applied ${result.kind} ${JSON.stringify(result.name)}\n`)
+    else out.list(results, [])
     return results
   }
 }

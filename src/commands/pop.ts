@@ -5,19 +5,21 @@ import { HttpCommand } from '../cli/http-command.js'
 import { Output } from '../cli/output.js'
 import { checkPopTarget, ndjsonRows, popFormat, popOnce, type PoppedRow } from '../cli/pop.js'
 
-/** Default `--wait-timeout`: docs/cli.md, "Data-plane commands"'s pop `--timeout` (10 s). */
+/** Default `--timeout` (the long-poll): docs/cli.md, "Data-plane commands" (10 s). */
 const DEFAULT_WAIT_MS = 10_000
+/** The per-request HTTP time the global --timeout gives other commands; the long-poll is added to it. */
+const DEFAULT_HTTP_TIMEOUT_MS = 30_000
 
 export default class Pop extends HttpCommand {
   static override summary = 'Pop messages from a queue (or a namespace/task) and print them as NDJSON'
   static override description =
-    "Pops up to --limit messages (default 1) in requests of --batch (each request leases the partitions it claims, so the next finds only others), long-polling up to --wait-timeout for the first one, and prints one NDJSON line per message: {queue, partition, partitionId, transactionId, leaseId, consumerGroup, createdAt, retryCount, traceId, producerSub, data}, the shape ack --batch reads. With -o json (or --json) one array instead; every other format prints NDJSON. The messages stay leased until acked (queenctl ack) or the lease expires, unless --auto-ack settles them at delivery. Exit 4 when nothing was popped. --namespace/--task pop from any queue tagged with them (GET /api/v1/pop). The long-poll time is --wait-timeout (the spec's pop --timeout; --timeout stays the global per-request HTTP timeout, and the wait is added to it)."
+    'Pops up to --limit messages (default 1) in requests of --batch (each request leases the partitions it claims, so the next finds only others), long-polling up to --timeout for the first one, and prints one NDJSON line per message: {queue, partition, partitionId, transactionId, leaseId, consumerGroup, createdAt, retryCount, traceId, producerSub, data}, the shape ack --batch reads. With -o json (or --json) one array instead; every other format prints NDJSON. The messages stay leased until acked (queenctl ack) or the lease expires, unless --auto-ack settles them at delivery. Exit 4 when nothing was popped. --namespace/--task pop from any queue tagged with them (GET /api/v1/pop). --timeout is the long-poll time, as in the Go queenctl (--wait-timeout is an alias); each request may take 30 s more. --wait=false (or --no-wait) answers at once.'
 
   static override examples = [
     '<%= config.bin %> pop orders',
     '<%= config.bin %> pop orders --cg billing --limit 10 --batch 10',
     '<%= config.bin %> pop orders --partition eu --no-wait',
-    '<%= config.bin %> pop orders --cg audit --from-mode new --wait-timeout 30s',
+    '<%= config.bin %> pop orders --cg audit --from-mode new --timeout 30s',
     '<%= config.bin %> pop --namespace billing --task invoices --auto-ack --output json',
     '<%= config.bin %> pop orders --limit 100 > popped.ndjson && <%= config.bin %> ack --batch popped.ndjson',
   ]
@@ -51,21 +53,23 @@ export default class Pop extends HttpCommand {
       default: false,
     }),
     wait: Flags.boolean({
-      description: 'long-poll until a message arrives or --wait-timeout passes (--no-wait answers at once)',
+      description: 'long-poll until a message arrives or --timeout passes (--no-wait or --wait=false answers at once)',
       default: true,
       allowNo: true,
     }),
-    'wait-timeout': Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
+    timeout: Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
+      aliases: ['wait-timeout'],
       description:
-        'how long to long-poll, e.g. 10s or 1500ms (at most 10m); added to the HTTP --timeout of the request',
+        'how long to long-poll, e.g. 10s or 1500ms (at most 10m); the request may take 30s more (alias --wait-timeout)',
       default: DEFAULT_WAIT_MS,
       defaultHelp: () => Promise.resolve('10s'),
     }),
     namespace: Flags.string({ description: 'queueless pop: any queue of this namespace' }),
     task: Flags.string({ description: 'queueless pop: any queue of this task' }),
     'from-mode': Flags.string({
-      description: 'where a new consumer group starts: all (the oldest message) or new (only later messages)',
-      options: ['all', 'new'],
+      description:
+        'where a new consumer group starts: all (the oldest message) or new (only later messages; new-only is the same)',
+      options: ['all', 'new', 'new-only'],
     }),
     since: Flags.string({
       description: 'where a new consumer group starts: a time such as "1h ago", 2026-01-31 or RFC 3339',
@@ -78,10 +82,11 @@ export default class Pop extends HttpCommand {
     const out = new Output({ format, color: false, quiet: flags.quiet, headers: false })
     const target = { queue: args.queue, partition: flags.partition, namespace: flags.namespace, task: flags.task }
     checkPopTarget(target)
-    if (flags['wait-timeout'] > 600_000) {
-      throw new UserError('--wait-timeout: at most 10m (the broker long-polls up to 600000 ms)')
+    if (flags.timeout > 600_000) {
+      throw new UserError('--timeout: at most 10m (the broker long-polls up to 600000 ms)')
     }
-    const client = await this.httpClient(flags)
+    // --timeout is the long-poll here (as in the Go queenctl); each request gets the default HTTP time on top.
+    const client = await this.httpClient({ ...flags, timeout: DEFAULT_HTTP_TIMEOUT_MS })
     const collected: PoppedRow[] = []
     let popped = 0
     for (let first = true; popped < flags.limit; first = false) {
@@ -92,7 +97,7 @@ export default class Pop extends HttpCommand {
         maxPartitions: flags['max-partitions'],
         autoAck: flags['auto-ack'],
         // Only the first request waits: once messages came, the rest is taken as it is.
-        waitMs: first && flags.wait ? flags['wait-timeout'] : 0,
+        waitMs: first && flags.wait ? flags.timeout : 0,
         fromMode: flags['from-mode'],
         since: flags.since,
       })

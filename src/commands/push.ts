@@ -18,9 +18,10 @@ import {
 const REPORTED_FAILURES = 20
 
 export default class Push extends HttpCommand {
+  static override textOnPipe = true
   static override summary = 'Push NDJSON messages (stdin, -f FILE or --data) into a queue'
   static override description =
-    "Reads one JSON payload per line (lines up to 16 MiB) from stdin, -f FILE or --data, and pushes them in batches of --batch with POST /api/v1/push, streaming: one request is in flight while the next batch is read, so memory stays flat on any input size and lines keep their order. Every item without a transaction id gets a UUIDv7, so a retried push (network errors and 5xx are retried) is deduplicated by the broker. With --wrapped each line is {queue?, partition?, transactionId?, traceId?, data}, the shape of spool inspect -o ndjson; a line's queue is used when no queue argument is given. Prints queued=N duplicate=N buffered=N failed=N (the typed result under -o json, the default when stdout is piped); exit 4 on empty input, 2 if any item failed. A malformed line stops the push with exit 1, naming the line: the lines before it stay pushed and the message says how many, so the rest can be pushed with tail -n +LINE. A progress line with the rate is drawn on stderr when stderr is a terminal."
+    "Reads one JSON payload per line (lines up to 16 MiB) from stdin, -f FILE or --data, and pushes them in batches of --batch with POST /api/v1/push, streaming: one request is in flight while the next batch is read, so memory stays flat on any input size and lines keep their order. Every item without a transaction id gets a UUIDv7, so a retried push (network errors and 5xx are retried) is deduplicated by the broker. With --wrapped each line is {queue?, partition?, transactionId?, traceId?, data}, the shape of spool inspect -o ndjson; a line's queue is used when no queue argument is given. Prints queued=N duplicate=N buffered=N failed=N on stdout, terminal or pipe (the typed result only with -o json); exit 4 on empty input, 2 if any item failed. A malformed line stops the push with exit 1, naming the line: the lines before it stay pushed and the message says how many, so the rest can be pushed with tail -n +LINE. A progress line with the rate is drawn on stderr when stderr is a terminal."
 
   static override examples = [
     '<%= config.bin %> push orders --file orders.ndjson',

@@ -7,7 +7,7 @@ import { parseSeekTarget } from '../cli/times.js'
 export default class Replay extends HttpCommand {
   static override summary = 'Replay a queue for a consumer group from a time (a seek of the group)'
   static override description =
-    'The same request as cg seek <group> <queue>: --to beginning replays everything, a time (15m, "2h ago", 2026-01-31, RFC 3339) replays what was created after it, --to end skips to the head. Needs --yes when stdin is not a terminal; --dry-run sends nothing.'
+    'The same request as cg seek <group> <queue>: --to beginning replays everything, a time (15m, "2h ago", 2026-01-31, RFC 3339) replays what was created after it, --to end skips to the head. Asks on a terminal unless --yes; without a terminal it goes ahead (as the Go queenctl does in scripts); --dry-run sends nothing.'
 
   static override examples = [
     '<%= config.bin %> replay orders --cg billing --to "2h ago" --yes',

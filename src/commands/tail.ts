@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { EXIT, UserError } from '../cli/errors.js'
+import { EXIT } from '../cli/errors.js'
 import { parseDurationMs } from '../cli/flags.js'
 import { HttpCommand } from '../cli/http-command.js'
 import { Output } from '../cli/output.js'
@@ -7,16 +7,24 @@ import { ndjsonRows } from '../cli/pop.js'
 import { tail, type TailResult } from '../cli/tail.js'
 
 const DEFAULT_GROUP = 'queenctl-tail'
+/** The per-request HTTP time the global --timeout gives other commands; the long-poll is added to it. */
+const DEFAULT_HTTP_TIMEOUT_MS = 30_000
+
+/** `--idle`: a bare number is milliseconds (the Go queenctl's --idle-millis), otherwise a duration. */
+function parseIdleMs(input: string): number {
+  return /^\d+$/.test(input.trim()) ? Number(input.trim()) : parseDurationMs(input)
+}
 
 export default class Tail extends HttpCommand {
   static override summary = 'Consume a queue in a loop, printing each message as NDJSON'
-  static override description = `Pops from the queue as consumer group --cg (default ${DEFAULT_GROUP}) and prints one NDJSON line per message, the shape of pop and of ack --batch input. Without --follow it stops when nothing more is available; with --follow it long-polls for new messages until --limit messages, --idle without any, or Ctrl-C, which stops cleanly (exit 0) once the batch being printed and acked is done. --ack acknowledges each popped batch after its lines are printed; without it the messages stay leased and are redelivered when the lease expires. Always NDJSON. Exit 4 when nothing was printed (except after Ctrl-C).`
+  static override description = `Pops from the queue as consumer group --cg (default ${DEFAULT_GROUP}) and prints one NDJSON line per message, the shape of pop and of ack --batch input. Without --follow it stops when nothing more is available; with --follow it long-polls for new messages until --limit messages, --idle without any, or Ctrl-C, which stops cleanly (exit 0) once the batch being printed and acked is done. --ack (or --auto-ack) acknowledges each popped batch after its lines are printed; without it the messages stay leased and are redelivered when the lease expires. --idle takes milliseconds (3000) or a duration (30s); --idle-millis N is the same. Always NDJSON, whatever -o says. Exit 4 when nothing was printed (except after Ctrl-C).`
 
   static override examples = [
     '<%= config.bin %> tail orders --follow --ack',
     '<%= config.bin %> tail orders --cg audit --from new --follow',
     '<%= config.bin %> tail orders --partition eu --limit 100 --ack > eu.ndjson',
     '<%= config.bin %> tail orders --cg replay --since "2h ago" --idle 30s',
+    '<%= config.bin %> tail orders --cg debug --auto-ack --idle-millis 3000',
   ]
 
   static override args = {
@@ -40,18 +48,31 @@ export default class Tail extends HttpCommand {
       max: 1000,
     }),
     ack: Flags.boolean({
-      description: 'acknowledge the messages after printing them (without it they are redelivered later)',
+      aliases: ['auto-ack'],
+      description:
+        'acknowledge the messages after printing them (without it they are redelivered later; alias --auto-ack)',
       default: false,
     }),
     from: Flags.string({
-      description: 'where a new consumer group starts: all (the oldest message) or new (only later messages)',
-      options: ['all', 'new'],
+      description:
+        'where a new consumer group starts: all (the oldest message) or new (only later messages; new-only is the same)',
+      options: ['all', 'new', 'new-only'],
     }),
     since: Flags.string({
       description: 'where a new consumer group starts: a time such as "1h ago", 2026-01-31 or RFC 3339',
     }),
-    idle: Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
-      description: 'stop after this long without a message, e.g. 30s (waits for messages like --follow)',
+    idle: Flags.custom<number>({ parse: (input) => Promise.resolve(parseIdleMs(input)) })({
+      description:
+        'stop after this long without a message: milliseconds (3000), or a duration such as 30s (waits like --follow)',
+      exclusive: ['idle-millis'],
+    }),
+    'idle-millis': Flags.integer({
+      description: 'stop after this many milliseconds without a message (the Go queenctl flag; same as --idle N)',
+      min: 1,
+    }),
+    timeout: Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
+      description:
+        'longest single long-poll while waiting, e.g. 10s (default 10s, or the idle time when shorter); each request may take 30s more',
     }),
   }
 
@@ -62,11 +83,10 @@ export default class Tail extends HttpCommand {
 
   async run(): Promise<TailResult> {
     const { args, flags } = await this.parse(Tail)
-    if (flags.json || flags.output === 'json') {
-      throw new UserError('tail always prints NDJSON', { hint: 'use queenctl pop --output json for one array' })
-    }
+    // Always NDJSON whatever -o says, as in the Go queenctl, so pipelines compose.
     const out = new Output({ format: 'ndjson', color: false, quiet: flags.quiet, headers: false })
-    const client = await this.httpClient(flags)
+    // --timeout is the long-poll here; each request gets the default HTTP time on top.
+    const client = await this.httpClient({ ...flags, timeout: DEFAULT_HTTP_TIMEOUT_MS })
     const stop = new AbortController()
     // The first Ctrl-C stops after the current batch; a second one gets Node's default (exit at once).
     const onSigint = () => stop.abort()
@@ -84,7 +104,8 @@ export default class Tail extends HttpCommand {
         ack: flags.ack,
         fromMode: flags.from,
         since: flags.since,
-        idleMs: flags.idle,
+        idleMs: flags.idle ?? flags['idle-millis'],
+        pollMs: flags.timeout,
         print: (rows) => out.write(ndjsonRows(rows)),
         onNote: (note) => out.note(note),
         onAckFailure: (failure) => out.warn(`ack of ${failure.transactionId} failed: ${failure.error}`),

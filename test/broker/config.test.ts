@@ -65,6 +65,8 @@ const SPEC_VARIABLES = [
   'QUEEN_LOG_STATS_INTERVAL_MS', 'QUEEN_METRICS_MAX_QUEUES', 'QUEEN_TEST_HOOKS',
   // Ours, not in the spec (issue 40): what one request may create.
   'QUEEN_MAX_QUEUES_PER_REQUEST', 'QUEEN_MAX_PARTITIONS_PER_REQUEST',
+  // Ours (issue 35): the dashboard's switch.
+  'QUEEN_DASHBOARD',
 ] // prettier-ignore
 
 describe('the variable table', () => {
@@ -134,6 +136,7 @@ describe('defaults', () => {
       maxQueuesPerRequest: 100,
       maxPartitionsPerRequest: 1000,
       shutdownTimeoutMs: 30000,
+      dashboard: true,
       dataDir: '/home/alice/.queen/data',
       embeddedPgPort: 0,
       pg: {

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { UserError } from '../../src/cli/errors.js'
 import {
   colorEnabled,
+  evaluateJsonPath,
   Output,
   renderDetail,
+  renderJsonPath,
   renderNdjson,
   renderTable,
   resolveFormat,
@@ -123,5 +125,27 @@ describe('detail, ndjson and the Output streams', () => {
     json.output.list(rows, columns)
     json.output.detail({ push: 'on' }, { push: true })
     expect(json.out.stdout).toBe('')
+  })
+})
+
+describe('-o jsonpath=EXPR', () => {
+  const value = {
+    queues: [
+      { name: 'orders', size: 3 },
+      { name: 'audit', size: 0 },
+    ],
+    total: 2,
+  }
+  it('picks values kubectl style: fields, indexes, [*] fan-out, braces and $', () => {
+    expect(renderJsonPath(value, '.queues[0].name')).toBe('orders\n')
+    expect(renderJsonPath(value, '{.queues[*].name}')).toBe('orders audit\n')
+    expect(renderJsonPath(value, '$.total')).toBe('2\n')
+    expect(renderJsonPath(value, ".queues[-1]['size']")).toBe('0\n')
+    expect(renderJsonPath(value, '.queues[0]')).toBe('{"name":"orders","size":3}\n')
+    expect(renderJsonPath(value, '.missing')).toBe('\n')
+  })
+
+  it('refuses what is not a path, naming the expression', () => {
+    expect(() => evaluateJsonPath(value, 'queues)')).toThrow('-o jsonpath=queues): not a path')
   })
 })

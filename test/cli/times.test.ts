@@ -12,6 +12,9 @@ describe('times of docs/cli.md, "Times and seek targets"', () => {
     ['2h ago', '2026-12-02T08:00:00.000Z'],
     ['1w', '2026-11-25T10:00:00.000Z'],
     ['500ms', '2026-12-02T09:59:59.500Z'],
+    ['1h30m ago', '2026-12-02T08:30:00.000Z'],
+    ['2m30s', '2026-12-02T09:57:30.000Z'],
+    ['1d12h ago', '2026-11-30T22:00:00.000Z'],
     ['1764669600', '2025-12-02T10:00:00.000Z'],
     ['2026-01-31', '2026-01-31T00:00:00.000Z'],
     ['2026-01-31T12:30:00', '2026-01-31T12:30:00.000Z'],
@@ -22,7 +25,7 @@ describe('times of docs/cli.md, "Times and seek targets"', () => {
     expect(parseTime(text, { now: NOW })).toBe(expected)
   })
 
-  it.each(['yesterday', '15x', '2026-13-01', '2026-01-31T12:30', '', '-5m', '12:00'])(
+  it.each(['yesterday', '15x', '1h30', 'h30m', '2026-13-01', '2026-01-31T12:30', '', '-5m', '12:00'])(
     'refuses %j naming the flag',
     (text) => {
       expect(() => parseTimeMs(text, { flag: '--since', now: NOW })).toThrow(/^--since: .* is not a time$/)

@@ -11,6 +11,7 @@ import Apply from '../../src/commands/apply.js'
 import QueueConfigure from '../../src/commands/queue/configure.js'
 import { http, startTestBroker, type TestBroker } from '../support/broker.js'
 import { runCommand } from '../support/run-command.js'
+import { goQueueDocument } from '../support/go-manifest.js'
 
 let broker: TestBroker
 let dir: string
@@ -62,15 +63,23 @@ describe('queenctl apply', () => {
       ].join('\n'),
     )
     const result = await apply('-f', docs, '-o', 'table')
-    expect(result).toEqual({ code: 0, stdout: '', stderr: 'Queue ap-a: configured\nQueue ap-b: configured\n' })
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'applied Queue "ap-a"\napplied Queue "ap-b"\n',
+      stderr: 'Queue ap-a: configured\nQueue ap-b: configured\n',
+    })
     expect((await queue('ap-a')).body.options).toMatchObject({ leaseTime: 120, dedupWindowSeconds: 90 })
     expect((await queue('ap-b')).body).toMatchObject({
       namespace: 'shop',
       options: { retentionSeconds: 86400, retentionEnabled: true },
     })
-    // The same file again changes nothing: exit 4.
+    // The same file again changes nothing, and succeeds as the Go queenctl's apply does (scripts under set -e).
     const again = await apply('-f', docs, '-o', 'table')
-    expect(again).toEqual({ code: 4, stdout: '', stderr: 'nothing to apply: every queue already has these options\n' })
+    expect(again).toEqual({
+      code: 0,
+      stdout: 'applied Queue "ap-a"\napplied Queue "ap-b"\n',
+      stderr: 'nothing to change: every queue already has these options\n',
+    })
   })
 
   it('--diff and --dry-run show the change and send nothing', async () => {
@@ -98,7 +107,7 @@ describe('queenctl apply', () => {
     const result = await apply('-f', docs, '-o', 'table')
     expect(result).toEqual({
       code: 0,
-      stdout: '',
+      stdout: 'applied ConsumerGroup "rewinders"\n',
       stderr: 'ConsumerGroup rewinders on ap-cg: sought on 1 partition(s)\n',
     })
     expect(await drain('ap-cg', 'rewinders')).toBe(3)
@@ -106,16 +115,37 @@ describe('queenctl apply', () => {
 
   it('refuses malformed documents before sending anything, naming the document and field', async () => {
     const cases: [string, string][] = [
-      ['kind: Queue\nname: ap-x\n---\nkind: Queue\nspec:\n  leaseTime: 5\n', 'document 2: metadata.name: is required'],
-      ['kind: Queue\nname: ap-x\nspec:\n  leaseTime: soon\n', 'document 1: spec.leaseTime: must be an integer'],
-      ['kind: Queue\nname: ap-x\nspec:\n  leaseTim: 5\n', 'document 1: spec.leaseTim: unknown queue option'],
+      [
+        'kind: Queue\nname: ap-x\n---\nkind: Queue\nspec:\n  leaseTime: 5\n',
+        'document 2 (Queue): metadata.name: is required',
+      ],
+      [
+        'kind: Queue\nname: ap-x\nspec:\n  leaseTime: soon\n',
+        'document 1 (Queue ap-x): spec.leaseTime: must be an integer',
+      ],
+      [
+        'kind: Queue\nname: ap-x\nspec:\n  leaseTim: 5\n',
+        'document 1 (Queue ap-x): spec.leaseTim: unknown queue option',
+      ],
       ['kind: Topic\nname: ap-x\n', 'document 1: kind: "Topic" is not Queue or ConsumerGroup'],
       [
         'kind: ConsumerGroup\nspec:\n  group: g\n  queue: q\n  seekTo: whenever\n',
-        'document 1: spec.seekTo: "whenever" is not a time',
+        'document 1 (ConsumerGroup): spec.seekTo: "whenever" is not a time',
       ],
-      ['kind: ConsumerGroup\nspec:\n  group: g\n', 'document 1: spec.queue: is required'],
+      ['kind: ConsumerGroup\nspec:\n  group: g\n', 'document 1 (ConsumerGroup): spec.queue: is required'],
       ['kind: Queue\nname: [unclosed\n', 'document 1 of'],
+      // The Go queenctl's flat form: an unknown key, or an unknown option inside config, names key and document.
+      [
+        'kind: Queue\nname: ap-x\nconfig:\n  leaseTim: 5\n',
+        'document 1 (Queue ap-x): config.leaseTim: unknown queue option',
+      ],
+      ['name: ap-y\n---\nkind: Queue\nname: ap-x\nretries: 5\n', 'document 2 (Queue ap-x): unknown key retries'],
+      ['kind: ConsumerGroup\nname: g\nqueue: q\nseekTo: end\n', 'document 1 (ConsumerGroup g): unknown key seekTo'],
+      ['kind: Queue\nmetadata:\n  name: ap-x\n  labels: {}\n', 'document 1 (Queue ap-x): unknown key metadata.labels'],
+      [
+        'kind: Queue\nname: ap-x\nconfig:\n  leaseTime: "60"\n',
+        'document 1 (Queue ap-x): config.leaseTime: must be an integer',
+      ],
     ]
     for (const [text, message] of cases) {
       const result = await apply('-f', await file(text))
@@ -123,6 +153,41 @@ describe('queenctl apply', () => {
       expect(result.stderr, text).toContain(message)
     }
     expect((await queue('ap-x')).status).toBe(404)
+    expect((await queue('ap-y')).status).toBe(404)
+  })
+
+  it("reads the Go queenctl's flat manifests: the document is the queue's whole configuration", async () => {
+    await runCommand(QueueConfigure, 'queue:configure', ['--server', broker.url, 'ap-go', '--dedup-window', '90'])
+    const docs = await file(
+      [
+        ...goQueueDocument('ap-go'),
+        '---',
+        'name: ap-go-2',
+        '---',
+        'kind: ConsumerGroup',
+        'name: analyzer',
+        'queue: ap-go',
+        'seek-to: beginning',
+        '---',
+        'kind: ConsumerGroup',
+        'name: idle',
+        'queue: ap-go',
+        '',
+      ].join('\n'),
+    )
+    const result = await apply('-f', docs)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe('applied Queue "ap-go"\napplied Queue "ap-go-2"\napplied ConsumerGroup "analyzer"\n')
+    expect(result.stderr).toContain('[skip] ConsumerGroup "idle" has nothing to apply (no seek-to)')
+    const stored = (await queue('ap-go')).body
+    expect(stored).toMatchObject({
+      namespace: 'billing',
+      task: 'ingest',
+      options: { leaseTime: 60, retryLimit: 5, maxSize: 100000, deadLetterQueue: false },
+    })
+    // Not in the document, so back to its default (the merge of queue configure would have kept 90).
+    expect(stored.options.dedupWindowSeconds).toBe(3600)
+    expect((await queue('ap-go-2')).status).toBe(200)
   })
 
   it('a file that does not exist exits 1', async () => {

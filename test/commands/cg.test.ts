@@ -101,15 +101,15 @@ describe('queenctl cg seek and replay', () => {
     expect(await drain('cg-end', 'g2')).toBe(0)
   })
 
-  it('without --yes and no terminal exits 1 naming --yes and moves nothing', async () => {
+  it('without --yes and no terminal seeks anyway, as the Go queenctl does in scripts', async () => {
     await push('cg-refuse', 2)
     expect(await drain('cg-refuse', 'g3')).toBe(2)
     const result = await runCommand(CgSeek, 'cg:seek', [...server(), 'g3', 'cg-refuse', '--to', 'beginning'])
-    expect(result.code).toBe(1)
-    expect(result.stderr).toContain('--yes')
+    expect(result.code).toBe(0)
+    expect(await drain('cg-refuse', 'g3')).toBe(2)
     const replay = await runCommand(Replay, 'replay', [...server(), 'cg-refuse', '--cg', 'g3', '--to', 'beginning'])
-    expect(replay.code).toBe(1)
-    expect(await drain('cg-refuse', 'g3')).toBe(0)
+    expect(replay.code).toBe(0)
+    expect(await drain('cg-refuse', 'g3')).toBe(2)
   })
 
   it('--dry-run sends nothing', async () => {
@@ -160,10 +160,13 @@ describe('queenctl cg lag and lag', () => {
     await push('cg-lag', 2)
     expect(await drain('cg-lag', 'slow')).toBe(2)
     await push('cg-lag', 3)
-    // The messages are younger than an hour: the default threshold lists nothing of this queue.
+    // The messages are younger than an hour: cg lag's default threshold lists nothing of this queue.
     const none = JSON.parse((await runCommand(CgLag, 'cg:lag', server())).stdout)
     expect(none.filter((row: { queue_name: string }) => row.queue_name === 'cg-lag')).toEqual([])
-    const all = await runCommand(Lag, 'lag', [...server(), '--min-seconds', '0'])
+    // lag without --min-seconds lists every group, as cg list does (the Go queenctl's lag).
+    const groups = JSON.parse((await runCommand(Lag, 'lag', server())).stdout)
+    expect(groups).toContainEqual(expect.objectContaining({ name: 'slow', queueName: 'cg-lag' }))
+    const all = await runCommand(CgLag, 'cg:lag', [...server(), '--min-seconds', '0'])
     expect(all.code).toBe(0)
     expect(JSON.parse(all.stdout)).toContainEqual(
       expect.objectContaining({

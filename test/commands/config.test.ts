@@ -120,12 +120,21 @@ preferences:
     })
   })
 
+  it('makes a new context current in a file without one, as the Go CLI does, and leaves a current one alone', async () => {
+    const first = await setContext('local', '--server', 'http://localhost:6632', '-o', 'table')
+    expect(first.stderr).toBe(`created context "local" in ${file}\nswitched to context "local"\n`)
+    const second = await setContext('other', '--server', 'http://other:6632', '-o', 'table')
+    expect(second.stderr).toBe(`created context "other" in ${file}\n`)
+    expect(parse(await readFile(file, 'utf8'))['current-context']).toBe('local')
+  })
+
   it('warns about a literal token and never prints it', async () => {
     const result = await setContext('dev', '--token-ref', 'literal:s3cret-token', '-o', 'table')
     expect(result.code).toBe(0)
     expect(result.stderr).toBe(
       `warning: the token of "dev" is stored in plain text in ${file}; prefer --token-ref env or file://\n` +
-        `created context "dev" in ${file}\n`,
+        `created context "dev" in ${file}\n` +
+        `switched to context "dev"\n`,
     )
     expect(result.stdout).toBe('name: dev\ntoken-ref: literal:<redacted>\n')
     expect(parse(await readFile(file, 'utf8')).contexts[0]['token-ref']).toBe('literal:s3cret-token')

@@ -68,8 +68,17 @@ describe('queenctl maintenance status', () => {
     expect(result).toEqual({ code: 0, stdout: 'pop: on\n', stderr: '' })
   })
 
-  it('prints its typed result as JSON with -o json, --json, and by default when piped', async () => {
-    const expected = { push: false, pop: false, buffered: 0, bufferHealthy: false, quarantined: 0, dbHealthy: true }
+  it('prints its typed result as JSON with -o json, --json, and by default when piped, with the Go CLI keys', async () => {
+    const expected = {
+      push: false,
+      pop: false,
+      buffered: 0,
+      bufferHealthy: false,
+      quarantined: 0,
+      dbHealthy: true,
+      maintenanceMode: false,
+      popMaintenanceMode: false,
+    }
     for (const argv of [['-o', 'json'], ['--json'], []]) {
       const result = await status(...argv)
       expect(result.code, result.stderr).toBe(0)
@@ -81,7 +90,7 @@ describe('queenctl maintenance status', () => {
   it('prints the result as YAML with -o yaml', async () => {
     const result = await status('-o', 'yaml')
     expect(result.stdout).toBe(
-      'push: false\npop: false\nbuffered: 0\nbufferHealthy: false\nquarantined: 0\ndbHealthy: true\n',
+      'push: false\npop: false\nbuffered: 0\nbufferHealthy: false\nquarantined: 0\ndbHealthy: true\nmaintenanceMode: false\npopMaintenanceMode: false\n',
     )
   })
 
@@ -127,7 +136,12 @@ describe('queenctl maintenance status', () => {
   it('exits 1 for an unknown output format and for --json with another -o', async () => {
     const unknown = await status('-o', 'xml')
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toMatch(/^queenctl: Expected --output=xml to be one of/)
+    expect(unknown.stderr).toMatch(/^queenctl: unknown output format xml\nhint: use one of table, wide, json/)
+    const path = await status('-o', 'jsonpath=.pop')
+    expect(path).toEqual({ code: 0, stdout: 'false\n', stderr: '' })
+    const badPath = await status('-o', 'jsonpath=pop(')
+    expect(badPath.code).toBe(1)
+    expect(badPath.stderr).toMatch(/^queenctl: -o jsonpath=pop\(: not a path/)
     const conflict = await status('--json', '-o', 'yaml')
     expect(conflict.code).toBe(1)
     expect(JSON.parse(conflict.stdout).error.message).toBe('--json and --output yaml ask for different formats')

@@ -56,6 +56,18 @@ describe('queenctl messages list and get', () => {
     expect(json.map((row: { transactionId: string }) => row.transactionId)).toEqual(['ord-2', 'ord-1'])
   })
 
+  it('pages a --limit above the broker cap of 1,000 (the Go queenctl usage messages list --limit 10000)', async () => {
+    const items = Array.from({ length: 1205 }, (_, index) => ({ queue: 'msg-many', payload: { index } }))
+    for (let start = 0; start < items.length; start += 500) await push(broker, items.slice(start, start + 500))
+    const result = await cmd.list('--queue', 'msg-many', '--limit', '10000', '-o', 'json')
+    expect(result.code, result.stderr).toBe(0)
+    const rows = JSON.parse(result.stdout) as { transactionId: string }[]
+    expect(rows).toHaveLength(1205)
+    expect(new Set(rows.map((row) => row.transactionId)).size).toBe(1205)
+    const capped = JSON.parse((await cmd.list('--queue', 'msg-many', '--limit', '1100', '-o', 'json')).stdout)
+    expect(capped).toHaveLength(1100)
+  })
+
   it('refuses an unknown status naming the flag', async () => {
     const result = await cmd.list('--status', 'lost', '-o', 'table')
     expect(result.code).toBe(1)

@@ -117,8 +117,10 @@ describe('queenctl pop', () => {
     expect(await pop('never-pushed', '--no-wait', '-o', 'json')).toEqual({ code: 4, stdout: '', stderr: '' })
   })
 
-  it('adds the long-poll time to the HTTP timeout', async () => {
-    const result = await pop(freshQueue(), '--timeout', '300ms', '--wait-timeout', '1500ms')
+  it('takes --timeout as the long-poll time, as the Go queenctl does, and adds it to the HTTP timeout', async () => {
+    const started = Date.now()
+    const result = await pop(freshQueue(), '--timeout', '1500ms')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400)
     expect(result).toEqual({ code: 4, stdout: '', stderr: '' })
   })
 
@@ -223,12 +225,12 @@ describe('queenctl pop', () => {
     const since = await pop('q', '--cg', 'g', '--since', 'yesterday-ish')
     expect(since.code).toBe(1)
     expect(since.stderr).toMatch(/^queenctl: --since: "yesterday-ish" is not a time\nhint: use now, beginning/)
-    const wait = await pop('q', '--wait-timeout', 'abc')
+    const wait = await pop('q', '--timeout', 'abc')
     expect(wait.code).toBe(1)
-    expect(wait.stderr).toMatch(/^queenctl: --wait-timeout: abc is not a duration/)
+    expect(wait.stderr).toMatch(/^queenctl: --timeout: abc is not a duration/)
     const long = await pop('q', '--wait-timeout', '11m')
     expect(long.code).toBe(1)
-    expect(long.stderr).toMatch(/^queenctl: --wait-timeout: at most 10m/)
+    expect(long.stderr).toMatch(/^queenctl: --timeout: at most 10m/)
     const mode = await pop('q', '--from-mode', 'oldest')
     expect(mode.code).toBe(1)
     expect(mode.stderr).toMatch(/^queenctl: Expected --from-mode=oldest to be one of: all, new/)

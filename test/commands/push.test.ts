@@ -45,9 +45,11 @@ describe('queenctl push', () => {
     expect(new Set(messages.map((message) => message.transactionId)).size).toBe(5)
   })
 
-  it('prints the typed result as JSON when stdout is piped', async () => {
+  it('prints the counts as text when stdout is piped, as the Go queenctl does, and the typed result with -o json', async () => {
     const file = await ndjsonFile(dir, 'two.ndjson', ['{"a":1}', '{"a":2}'])
-    const result = await push(freshQueue(), '-f', file)
+    const piped = await push(freshQueue(), '-f', file)
+    expect(piped).toEqual({ code: 0, stdout: 'queued=2 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    const result = await push(freshQueue(), '-f', file, '-o', 'json')
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({
       queued: 2,

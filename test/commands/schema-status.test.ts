@@ -66,7 +66,7 @@ describe('queenctl schema status', () => {
     }
   })
 
-  it('reads PG_* by the broker\'s own variable table: every variable the broker honours, checked the same way', async () => {
+  it("reads PG_* by the broker's own variable table: every variable the broker honours, checked the same way", async () => {
     const viaEnv = await runCli(['schema', 'status', '-o', 'json'], { env: pgEnv(empty) })
     expect(viaEnv.code, viaEnv.stderr).toBe(0)
     expect(JSON.parse(viaEnv.stdout)).toMatchObject({ state: 'not installed' })

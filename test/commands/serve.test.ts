@@ -109,6 +109,14 @@ describe('queenctl serve on an external PostgreSQL', () => {
           expect(live.status).toBe(200)
           expect(live.body.status).toBe('alive')
 
+          // The built dashboard is served at / (docs/dashboard.md), and the listening line says so.
+          expect(serve.process.stdout()).toMatch(/\blistening\b.*\bdashboard=on\b/)
+          const page = await fetch(`${serve.url}/`)
+          expect(page.status).toBe(200)
+          expect(await page.text()).toMatch(
+            /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/,
+          )
+
           const push = await http(serve, 'POST', '/api/v1/push', {
             items: [{ queue: 'serve-orders', payload: { order: 42 } }],
           })

@@ -13,7 +13,7 @@ import { startServe } from '../support/serve-process.js'
 import { createTestDatabase, dropTestDatabase } from '../support/database.js'
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js'
 import { drain, produce } from '../support/http-load.js'
-import { Ledger } from '../support/ledger.js'
+import { cleanCheck, Ledger } from '../support/ledger.js'
 import { sleep } from '../support/queen.js'
 
 let proxy: FaultProxy
@@ -123,6 +123,46 @@ describe('PostgreSQL outage', () => {
       await broker.process.waitFor(/schema (applied|up to date)/, 15_000)
       await drain(broker.url, ledger, 'late-start-q', 'g', 10)
       expect(ledger.check('g')).toMatchObject({ acknowledged: 10, lost: [], duplicates: [], inversions: [] })
+    } finally {
+      proxy.setMode('pass')
+      await broker.process.kill()
+    }
+  })
+
+  it('spools a push stuck on a silent network within seconds, not after the 31 s statement deadline', async () => {
+    // Packets dropped without a reset: the statement already sent gets no answer. Before the stall watchdog
+    // (src/broker/engine/stall-watchdog.ts) the push waited for pg's query_timeout, DB_STATEMENT_TIMEOUT + 1 s.
+    const spool = await spoolDir()
+    const broker = await startBroker(spool, { DB_STATEMENT_TIMEOUT: '30000' })
+    const ledger = new Ledger()
+    try {
+      await produce(broker.url, ledger, 'silent-q', 'p', 0, 5)
+      expect(ledger.pushes.map((entry) => entry.outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
+
+      // Open several pooled connections, so the next push takes one that is already connected (a new
+      // connection would fail at once, on DB_CONNECTION_TIMEOUT, and never stall).
+      const warm = new Ledger()
+      await Promise.all(Array.from({ length: 12 }, (_, i) => produce(broker.url, warm, 'silent-warm', `w${i}`, 0, 1)))
+      expect(warm.pushes.every((entry) => entry.outcome === 'ok')).toBe(true)
+
+      proxy.setMode('blackhole')
+      const started = Date.now()
+      await produce(broker.url, ledger, 'silent-q', 'p', 5, 5)
+      const elapsedMs = Date.now() - started
+      expect(ledger.pushes.slice(5).map((entry) => entry.outcome)).toEqual([
+        'buffered',
+        'buffered',
+        'buffered',
+        'buffered',
+        'buffered',
+      ])
+      // Stall threshold 3 s, a probe of up to 2 x 2 s, a 1 s tick: well under the 31 s deadline.
+      expect(elapsedMs).toBeLessThan(15_000)
+      expect(broker.process.output()).toMatch(/closing connections stalled on an unreachable database/)
+
+      proxy.setMode('pass')
+      await drain(broker.url, ledger, 'silent-q', 'g', 10, 60_000)
+      expect(ledger.check('g')).toMatchObject(cleanCheck(10))
     } finally {
       proxy.setMode('pass')
       await broker.process.kill()

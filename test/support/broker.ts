@@ -78,6 +78,8 @@ export async function startTestBroker(
     durable?: Record<string, string>
     /** Shorter mesh clocks (protocol deadline tests). */
     meshTiming?: BrokerOptions['meshTiming']
+    /** The dashboard build to serve; default the repository's dist/dashboard (`npm run build`). */
+    dashboardDir?: string
   } = {},
 ): Promise<TestBroker> {
   const database = options.database ?? (await createTestDatabase(options.label ?? 'broker'))
@@ -106,6 +108,7 @@ export async function startTestBroker(
     durability: spoolDir !== undefined,
     jobs: false,
     meshTiming: options.meshTiming,
+    dashboardDir: options.dashboardDir,
   })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()

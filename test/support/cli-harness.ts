@@ -71,9 +71,15 @@ export function startProcess(
   env: NodeJS.ProcessEnv,
   label: string,
   cwd: string = REPO_ROOT,
+  /** Written to the child's stdin, which is then closed (a pipe, as `printf ... | queenctl`); else no stdin. */
+  input?: string,
 ): TestProcess {
-  const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(file, args, { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
   if (child.pid === undefined) throw new Error(`could not spawn ${label}`)
+  if (input !== undefined) {
+    child.stdin!.on('error', () => undefined)
+    child.stdin!.end(input)
+  }
   const pid = child.pid
   const untrack = trackResource(`process ${label} (pid ${pid})`)
   let out = ''
@@ -157,14 +163,24 @@ export function startProcess(
 }
 
 /** Starts `node bin/run.js <args>` from the repository root. */
-export function startCli(args: string[], options: { env?: Record<string, string | undefined> } = {}): TestProcess {
-  return startProcess(process.execPath, ['bin/run.js', ...args], cleanEnv(options.env), `queenctl ${args.join(' ')}`)
+export function startCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string } = {},
+): TestProcess {
+  return startProcess(
+    process.execPath,
+    ['bin/run.js', ...args],
+    cleanEnv(options.env),
+    `queenctl ${args.join(' ')}`,
+    REPO_ROOT,
+    options.input,
+  )
 }
 
 /** Runs `node bin/run.js <args>` to completion. */
 export async function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+  options: { env?: Record<string, string | undefined>; timeoutMs?: number; input?: string } = {},
 ): Promise<ChildExit & { stdout: string; stderr: string }> {
   const cli = startCli(args, options)
   try {

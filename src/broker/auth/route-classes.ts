@@ -98,6 +98,10 @@ const ROWS: readonly Row[] = [
   ['POST', '/streams/v1/queries', 'write'], // 62
   ['POST', '/streams/v1/cycle', 'write'], // 63
   ['POST', '/streams/v1/state/get', 'read'], // 64
+  // 65: the dashboard's files hold no data (its pages call the API with the user's token); registered unless
+  // QUEEN_DASHBOARD=false. The SPA fallback answers from the not-found handler, which serves only index.html.
+  ['GET', '/', 'public'],
+  ['GET', '/assets/*', 'public'],
 ]
 
 function tenancyOf(url: string): TenancyScope {

@@ -201,6 +201,8 @@ export interface BrokerConfig {
   readonly maxPartitionsPerRequest: number
   /** Drain budget after SIGTERM, ms (`QUEEN_SHUTDOWN_TIMEOUT_MS`); default 30000. */
   readonly shutdownTimeoutMs: number
+  /** Serve the web dashboard at `/`, `/assets/*` and the SPA fallback (`QUEEN_DASHBOARD`); default true. */
+  readonly dashboard: boolean
   /** Embedded PostgreSQL directory (`QUEEN_DATA_DIR`, `--data-dir`); default `~/.queen/data`, `/var/lib/queen/data` as root. */
   readonly dataDir: string
   /** Embedded PostgreSQL loopback port; 0 = a free port at each start (`QUEEN_EMBEDDED_PG_PORT`); default 0. */

@@ -198,6 +198,7 @@ function buildConfig(v: VariableValues, set: ReadonlySet<string>): BrokerConfig 
     maxQueuesPerRequest: v.QUEEN_MAX_QUEUES_PER_REQUEST,
     maxPartitionsPerRequest: v.QUEEN_MAX_PARTITIONS_PER_REQUEST,
     shutdownTimeoutMs: v.QUEEN_SHUTDOWN_TIMEOUT_MS,
+    dashboard: v.QUEEN_DASHBOARD,
     dataDir: v.QUEEN_DATA_DIR,
     embeddedPgPort: v.QUEEN_EMBEDDED_PG_PORT,
     pg: pgConfig(v),

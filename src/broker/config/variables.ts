@@ -63,6 +63,8 @@ export const VARIABLES = [
     'distinct partitions one push, transaction or cycle names',
   ),
   int('QUEEN_SHUTDOWN_TIMEOUT_MS', 30000, 0, MAX_TIMER_MS, 'drain budget after SIGTERM, ms'),
+  // Ours (issue 35): the web dashboard is bundled, so there is no directory to point at, only this switch.
+  bool('QUEEN_DASHBOARD', true, 'serve the web dashboard at / (false: / and unknown pages answer 404)'),
   // 2.2 Embedded PostgreSQL (used only when PG_HOST is unset)
   str('QUEEN_DATA_DIR', defaultDataDir, 'directory of the embedded PostgreSQL', {
     defaultText: '~/.queen/data (/var/lib/queen/data as root)',

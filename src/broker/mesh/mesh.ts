@@ -10,9 +10,10 @@ import type { Hint, WakeHint } from '../db/hint-channel.js'
 import { AUTH_FAILURES, CLOSE_TEXT, MeshSocket, type CloseReason, type MeshFrame } from './mesh-socket.js'
 import type { PeerAddress } from './peers.js'
 import { MAC_BYTES, MAX_FRAME_BYTES, SEQ_BYTES, type HelloIdentity } from './protocol.js'
+import type { MeshPeer, PeerState } from '../../wire/index.js'
 
-/** State of a configured peer as `mesh status` shows it (docs/http-api.md, "System"). */
-export type PeerState = 'connected' | 'connecting' | 'backoff' | 'self' | 'refused'
+/** State of a configured peer as `mesh status` shows it (src/wire/system.ts). */
+export type { PeerState }
 
 /** The PEER_STATS body (docs/operations.md, "Frame types"). */
 export interface PeerStats {
@@ -94,21 +95,9 @@ const MAX_WAKES_PER_FRAME = 500
 const WARN_EVERY_MS = 10_000
 
 /** The view of one configured peer. */
-export interface PeerView {
-  address: string
-  serverId: string | null
-  state: PeerState
+export type PeerView = Omit<MeshPeer, 'since' | 'lastHeartbeatAt'> & {
   since: number | null
   lastHeartbeatAt: number | null
-  rttMs: number | null
-  framesIn: number
-  framesOut: number
-  authFailures: number
-  lastError: string | null
-  restarts: number
-  everConnected: boolean
-  alive: boolean
-  hint: string | null
   stats: PeerStats | null
 }
 

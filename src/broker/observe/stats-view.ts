@@ -6,17 +6,12 @@
 import type pg from 'pg'
 import { runQuery } from '../db/run-query.js'
 import type { MessageCountersRow } from '../db/message-counters.js'
+import type { MessageCounters } from '../../wire/index.js'
 
 /** Totals over every tenant. */
-export interface SystemStats {
+export interface SystemStats extends MessageCounters {
   queues: number
   partitions: number
-  total: number
-  pending: number
-  processing: number
-  completed: number
-  failed: number
-  deadLetter: number
   /** When the snapshot was computed; null before the first refresh. */
   refreshedAt: Date | null
 }

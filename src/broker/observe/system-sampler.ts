@@ -3,22 +3,10 @@
  * the `sizes` block: CPU share since the previous sample, memory, event-loop delay p99, pool state and parked pops.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import type { SystemPoint } from '../../wire/index.js'
 
-/** One sample. */
-export interface SystemSample {
-  /** CPU time in user mode over wall time since the previous sample, % of one core. */
-  cpuUserPercent: number
-  /** CPU time in kernel mode over wall time since the previous sample, % of one core. */
-  cpuSystemPercent: number
-  rssBytes: number
-  heapUsedBytes: number
-  /** 99th percentile of the event-loop delay since the previous sample, ms (0 while not monitoring). */
-  eventLoopLagP99Ms: number
-  poolTotal: number
-  poolIdle: number
-  poolWaiting: number
-  parkedPops: number
-}
+/** One sample: the wire point of analytics/system-metrics without who and when (src/wire/analytics.ts). */
+export type SystemSample = Omit<SystemPoint, 'timestamp' | 'serverId' | 'hostname' | 'pid' | 'requests'>
 
 /** The pool counters a sample reads (pg.Pool has them). */
 export interface PoolCounts {

@@ -10,9 +10,10 @@ import type { Logger } from 'pino'
 import { encodeRecords, scanSegment, type SpoolRecord } from './record-format.js'
 import { SegmentWriter, type SpoolWriteHooks } from './segment-writer.js'
 import { fsyncDirectory, openSpoolDirectory, SpoolLockedError, type OpenedSpoolDirectory } from './spool-directory.js'
+import type { SpoolState } from '../../wire/index.js'
 
 /** The spool's health as /health, /status/buffers and metrics report it. */
-export type SpoolState = 'ok' | 'replaying' | 'full' | 'unwritable' | 'fallback'
+export type { SpoolState }
 
 /** Settings of the spool (docs/configuration.md, "Spool"). */
 export interface SpoolOptions {

@@ -53,8 +53,8 @@ function add(into: OpCounts, counts: OpCounts): void {
   for (const op of OPS) into[op] += counts[op]
 }
 
-/** Folds one queue-ops answer received at `now` into the history. */
-export function foldQueueOps(history: OpsHistory, answer: QueueOpsAnswer, now: number): OpsHistory {
+/** Folds one queue-ops answer received at `now` into the history; only its buckets are read. */
+export function foldQueueOps(history: OpsHistory, answer: Pick<QueueOpsAnswer, 'bucketMinutes' | 'series'>, now: number): OpsHistory {
   const buckets = new Map<string, Map<number, OpCounts>>()
   for (const [queue, minutes] of history.buckets) buckets.set(queue, new Map(minutes))
   for (const row of answer.series) {

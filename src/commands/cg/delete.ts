@@ -14,7 +14,7 @@ interface DeleteAnswer {
 export default class CgDelete extends HttpCommand {
   static override summary = "Delete a consumer group's positions (everywhere, or on one queue)"
   static override description =
-    'DELETE /api/v1/consumer-groups/:group (or .../queues/:queue with --queue). The subscription metadata goes too unless --no-metadata. The next pop of the group starts afresh by its subscription mode. Needs --yes when stdin is not a terminal (on one, type the group name).'
+    'DELETE /api/v1/consumer-groups/:group (or .../queues/:queue with --queue). The subscription metadata is kept unless --metadata (the Go queenctl default). The next pop of the group starts afresh by its subscription mode. Needs --yes when stdin is not a terminal (on one, type the group name).'
 
   static override aliases = ['cg:rm', 'consumer-group:delete', 'consumer-groups:delete']
   static override hiddenAliases = ['consumer-group:rm', 'consumer-groups:rm']
@@ -29,9 +29,9 @@ export default class CgDelete extends HttpCommand {
   static override flags = {
     queue: Flags.string({ description: 'delete the group only on this queue' }),
     metadata: Flags.boolean({
-      description: 'also delete the subscription metadata (default; --no-metadata keeps it)',
+      description: 'also delete the subscription metadata (kept by default, as in the Go queenctl)',
       allowNo: true,
-      default: true,
+      default: false,
     }),
     yes: yesFlag,
     'dry-run': dryRunFlag,

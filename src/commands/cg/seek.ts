@@ -7,7 +7,7 @@ import { parseSeekTarget } from '../../cli/times.js'
 export default class CgSeek extends HttpCommand {
   static override summary = "Move a consumer group's cursor on every partition of a queue"
   static override description =
-    '--to end|now|latest skips everything unconsumed; --to beginning replays the whole queue; a time (15m, "2h ago", 2026-01-31, RFC 3339) moves the cursor to the last message created at or before it. The group\'s leases on the queue are released. Needs --yes when stdin is not a terminal; --dry-run prints the request and sends nothing.'
+    '--to end|now|latest skips everything unconsumed; --to beginning replays the whole queue; a time (15m, "2h ago", 2026-01-31, RFC 3339) moves the cursor to the last message created at or before it. The group\'s leases on the queue are released. Asks on a terminal unless --yes; without a terminal it goes ahead (as the Go queenctl does in scripts); --dry-run prints the request and sends nothing.'
 
   static override hiddenAliases = ['consumer-group:seek', 'consumer-groups:seek']
 

@@ -4,6 +4,8 @@ import { connectionFlags } from '../../cli/flags.js'
 import { OutputCommand } from '../../cli/output-command.js'
 
 export default class ConfigCurrentContext extends OutputCommand {
+  static override hiddenAliases = ['config:current']
+  static override textOnPipe = true
   static override summary = 'Print the name of the current context'
   static override description =
     'Prints current-context of the contexts file. When none is set it prints nothing and exits 4 (a successful no-op), so scripts can test for it.'

@@ -6,6 +6,7 @@ import { connectionFlags } from '../../cli/flags.js'
 import { OutputCommand } from '../../cli/output-command.js'
 
 export default class ConfigDeleteContext extends OutputCommand {
+  static override aliases = ['config:rm']
   static override summary = 'Remove a context from the contexts file'
   static override description =
     'Removes the context (written atomically, mode 0600, every other key kept). When it was the current context, current-context is removed too. An unknown name exits 1.'

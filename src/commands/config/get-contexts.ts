@@ -4,6 +4,7 @@ import { connectionFlags } from '../../cli/flags.js'
 import { OutputCommand } from '../../cli/output-command.js'
 
 export default class ConfigGetContexts extends OutputCommand {
+  static override aliases = ['config:list', 'config:ls']
   static override summary = 'List the contexts of the contexts file'
   static override description =
     'One row per context: CURRENT (*), NAME, SERVER, TENANT, TOKEN-REF (literal tokens redacted); -o wide adds INSECURE, TENANCY HEADER and DATABASE.'

@@ -4,6 +4,8 @@ import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
 
 export default class DlqRequeue extends HttpCommand {
+  // The Go queenctl names this verb dlq retry.
+  static override hiddenAliases = ['dlq:retry']
   static override summary = 'Redeliver dead-lettered messages to the groups that gave up on them'
   static override description =
     'Pages through GET /api/v1/dlq with the filters, then calls POST /api/v1/messages/:partitionId/:transactionId/retry for each row with its group: the message is delivered to that group again, with its transaction id, ahead of its next message, its failure count back at 0. Prints requeued=N errors=M; exit 4 when nothing matched; when rows failed, the exit code of the first failure. Needs --yes when stdin is not a terminal; --dry-run lists the rows and changes nothing.'

@@ -3,9 +3,10 @@ import { HttpCommand } from '../../cli/http-command.js'
 import { extendLease, type LeaseExtension } from '../../cli/lease.js'
 
 export default class LeaseExtend extends HttpCommand {
+  static override textOnPipe = true
   static override summary = 'Extend the lease of popped messages'
   static override description =
-    "Extends every live lease row of the lease id (a multi-partition pop is extended in one call) to at least now + --seconds; an expired lease is not revived. Prints renewed <lease> -> <expiresAt> (the broker's answer under -o json, the default when stdout is piped); exit 2 when the lease is unknown or already expired."
+    "Extends every live lease row of the lease id (a multi-partition pop is extended in one call) to at least now + --seconds; an expired lease is not revived. Prints renewed <lease> -> <expiresAt> (the broker's answer only under -o json); exit 2 when the lease is unknown or already expired."
 
   static override examples = [
     '<%= config.bin %> lease extend 0190f3c2-1111-7000-8000-000000000002',

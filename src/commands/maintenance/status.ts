@@ -12,7 +12,7 @@ import {
 export default class MaintenanceStatus extends HttpCommand {
   static override summary = 'Show the maintenance flags and the spool'
   static override description =
-    'Prints push: on|off, pop: on|off, the records buffered in the spool, the spool health and the quarantined records, from GET /api/v1/system/maintenance of the broker. --pop shows only the pop flag; --direct reads the flags from PostgreSQL (no spool figures: each broker has its own spool).'
+    'Prints push: on|off, pop: on|off, the records buffered in the spool, the spool health and the quarantined records, from GET /api/v1/system/maintenance of the broker; -o json also carries the Go queenctl keys maintenanceMode and popMaintenanceMode. --pop shows only the pop flag; --direct reads the flags from PostgreSQL (no spool figures: each broker has its own spool).'
 
   static override aliases = ['maintenance:get']
   static override hiddenAliases = ['maint:status', 'maint:get']
@@ -30,7 +30,7 @@ export default class MaintenanceStatus extends HttpCommand {
     'pg-url': pgUrlFlag,
   }
 
-  async run(): Promise<MaintenanceState> {
+  async run(): Promise<MaintenanceState & { maintenanceMode?: boolean; popMaintenanceMode: boolean }> {
     const { flags } = await this.parse(MaintenanceStatus)
     const out = this.output(flags)
     let state: MaintenanceState
@@ -41,7 +41,13 @@ export default class MaintenanceStatus extends HttpCommand {
       const client = await this.httpClient(flags)
       state = flags.pop ? await fetchPopMaintenance(client) : await fetchMaintenance(client)
     }
-    out.detail(maintenanceDisplay(state), state)
-    return state
+    // The Go queenctl's keys (the broker's own names) next to ours, so `-o json` scripts of either read it.
+    const data = {
+      ...state,
+      ...(state.push === undefined ? {} : { maintenanceMode: state.push }),
+      popMaintenanceMode: state.pop,
+    }
+    out.detail(maintenanceDisplay(state), data)
+    return data
   }
 }

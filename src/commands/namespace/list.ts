@@ -5,7 +5,7 @@ export default class NamespaceList extends HttpCommand {
   static override summary = 'List the namespaces with their queues, partitions and messages'
   static override description = 'Reads GET /api/v1/resources/namespaces of the broker.'
   static override aliases = ['namespace:ls']
-  static override hiddenAliases = ['ns:list', 'ns:ls']
+  static override hiddenAliases = ['ns:list', 'ns:ls', 'namespaces:list', 'namespaces:ls']
   static override examples = [
     '<%= config.bin %> namespace list',
     '<%= config.bin %> namespace list --server https://queen.example.com --output json',

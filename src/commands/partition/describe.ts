@@ -22,7 +22,7 @@ export default class PartitionDescribe extends HttpCommand {
     'Reads GET /api/v1/resources/queues/:queue for the partition, then GET /api/v1/consumer-groups and each group of the queue for its lag on this partition.'
 
   static override aliases = ['partition:get', 'partition:show']
-  static override hiddenAliases = ['partitions:describe', 'partitions:get']
+  static override hiddenAliases = ['partitions:describe', 'partitions:get', 'p:describe', 'p:get', 'p:show']
 
   static override examples = [
     '<%= config.bin %> partition describe orders customer-42',

@@ -8,7 +8,7 @@ export default class PartitionList extends HttpCommand {
     'From GET /api/v1/resources/queues/:queue (live counters). -o wide adds failed, DLQ, oldest and newest message times and the partition id; -o json prints the rows.'
 
   static override aliases = ['partition:ls', 'partitions:list']
-  static override hiddenAliases = ['partitions:ls', 'partitions']
+  static override hiddenAliases = ['partitions:ls', 'partitions', 'p:list', 'p:ls']
 
   static override examples = [
     '<%= config.bin %> partition list orders',

@@ -17,9 +17,9 @@ interface PartitionSeekAnswer {
 export default class PartitionSeek extends HttpCommand {
   static override summary = "Move a consumer group's cursor on one partition to its head"
   static override description =
-    'POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek: the group skips everything unconsumed on the partition and its lease there is released. The broker seeks one partition only to the head, so --to takes end (now, latest); for a time use cg seek, which moves every partition of the queue. Needs --yes when stdin is not a terminal.'
+    'POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek: the group skips everything unconsumed on the partition and its lease there is released. The broker seeks one partition only to the head, so --to takes end (now, latest); for a time use cg seek, which moves every partition of the queue. Asks on a terminal unless --yes; without a terminal it goes ahead (as the Go queenctl does in scripts).'
 
-  static override hiddenAliases = ['partitions:seek']
+  static override hiddenAliases = ['partitions:seek', 'p:seek']
 
   static override examples = ['<%= config.bin %> partition seek orders customer-42 --cg billing --to end --yes']
 
@@ -52,6 +52,7 @@ export default class PartitionSeek extends HttpCommand {
     }
     await confirmAction({
       yes: flags.yes,
+      proceedOffTerminal: true,
       question: `Move group ${flags.cg} on partition ${args.partition} of queue ${args.queue} to the head (skip everything unconsumed)?`,
       action: what,
       retry: `queenctl partition seek ${args.queue} ${args.partition} --cg ${flags.cg} --to end --yes`,

@@ -1,23 +1,8 @@
 import { Args } from '@oclif/core'
 import { HttpCommand } from '../../cli/http-command.js'
-import { QUEUE_COLUMNS, type QueueRow } from '../../cli/queues.js'
+import { QUEUE_COLUMNS } from '../../cli/queues.js'
 import type { Column } from '../../cli/output.js'
-
-/** A row of GET /api/v1/status/queues/:queue. */
-interface PartitionStatus {
-  name: string
-  messages: {
-    total: number
-    pending: number
-    processing: number
-    completed: number
-    failed: number
-    deadLetter: number
-  }
-  cursor: { totalConsumed: number; batchesConsumed: number }
-  lastActivity: string
-  oldestMessage: string | null
-}
+import type { PartitionStatus, QueueStatusAnswer, QueueStatusListAnswer } from '../../wire/index.js'
 
 const PARTITION_STATUS_COLUMNS: Column<PartitionStatus>[] = [
   { header: 'PARTITION', value: (row) => row.name },
@@ -47,11 +32,11 @@ export default class QueueStats extends HttpCommand {
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     if (args.queue === undefined) {
-      const answer = await client.get<{ queues: QueueRow[] }>('/api/v1/status/queues', { query: { limit: 10_000 } })
+      const answer = await client.get<QueueStatusListAnswer>('/api/v1/status/queues', { query: { limit: 10_000 } })
       out.list(answer.queues, QUEUE_COLUMNS)
       return answer.queues
     }
-    const answer = await client.get<{ partitions: PartitionStatus[] }>(
+    const answer = await client.get<QueueStatusAnswer>(
       `/api/v1/status/queues/${encodeURIComponent(args.queue)}`,
     )
     out.list(answer.partitions, PARTITION_STATUS_COLUMNS)

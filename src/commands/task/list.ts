@@ -5,6 +5,7 @@ export default class TaskList extends HttpCommand {
   static override summary = 'List the tasks with their queues, partitions and messages'
   static override description = 'Reads GET /api/v1/resources/tasks of the broker.'
   static override aliases = ['task:ls']
+  static override hiddenAliases = ['tasks:list', 'tasks:ls']
   static override examples = [
     '<%= config.bin %> task list',
     '<%= config.bin %> task list --server https://queen.example.com --output json',

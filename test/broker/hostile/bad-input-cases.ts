@@ -328,6 +328,19 @@ export const BAD_INPUTS: BadInput[] = [
     error: 'operations[0].type: Unknown operation type: 1',
   },
   {
+    // String() of this object throws: it answered 500 before (found by the data-plane fuzz test).
+    name: 'transaction operation type an object whose toString is not a function',
+    send: json('POST', TRANSACTION, { operations: [{ type: { toString: 1 } }] }),
+    status: 400,
+    error: 'operations[0].type: Unknown operation type: {"toString":1}',
+  },
+  {
+    name: "transaction operation type an array holding such an object (the fuzz test's counterexample)",
+    send: json('POST', TRANSACTION, { operations: [{ type: [{ toString: [] }] }] }),
+    status: 400,
+    error: 'operations[0].type: Unknown operation type: [{"toString":[]}]',
+  },
+  {
     name: 'transaction push items a string (read as the flat form, which has no queue)',
     send: json('POST', TRANSACTION, { operations: [{ type: 'push', items: 'x' }] }),
     status: 400,

@@ -284,8 +284,7 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     try {
       const started = Date.now()
       const parked = pop(slow, 'wake-q', { wait: true, timeout: 30_000 })
-      await sleep(200)
-      expect(slow.services.waiters.parked).toBe(1)
+      expect(await parkedReaches(slow, 1)).toBe(1)
       await push(slow, [{ queue: 'wake-q', payload: { n: 7 } }])
       const body = await parked
       expect(numbers(body)).toEqual([7])
@@ -308,10 +307,9 @@ describe('GET /api/v1/pop/queue/:queue', () => {
       await push(slow, [{ queue: 'fcfs', payload: { n: 0 } }])
       const first = pop(slow, 'fcfs', { wait: true, timeout: 30_000, batch: 10 })
       await sleep(1300)
-      expect(slow.services.waiters.parked).toBe(1)
+      expect(await parkedReaches(slow, 1)).toBe(1)
       const second = pop(slow, 'fcfs', { wait: true, timeout: 1500, batch: 10 })
-      await sleep(200)
-      expect(slow.services.waiters.parked).toBe(2)
+      expect(await parkedReaches(slow, 2)).toBe(2)
       // The wake of this push serves the oldest waiter, which finds the now deliverable message 0 (and not
       // the new one, still inside its delay).
       await push(slow, [{ queue: 'fcfs', payload: { n: 1 } }])

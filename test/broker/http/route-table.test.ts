@@ -11,7 +11,7 @@ afterAll(async () => {
 
 const P = '0190b3c6-4f1c-7a3e-9b2d-1c2d3e4f5a6b'
 
-// Every route of docs/http-api.md, "Route table" (except the dashboard, route 65) is served: none answers the
+// Every route of docs/http-api.md, "Route table" (except the dashboard, route 65, in dashboard.test.ts) is served: none answers the
 // unknown-route 404. What each answers is tested in the route families' own files.
 const ROUTES: [string, string][] = [
   ['POST', '/api/v1/push'],

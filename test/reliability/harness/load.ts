@@ -81,12 +81,21 @@ export class Load {
   }
 
   /**
-   * Lets the consumers run until every acknowledged push has reached every group (or `timeoutMs`), then
-   * stops them.
+   * Lets the consumers run until every acknowledged push has reached every group, then stops them. It gives
+   * up only when deliveries stop growing for `idleMs`, or after `capMs` in all: a consumer that fell behind
+   * under load (the long profile's queue-mode transactions) is still catching up, not losing anything.
    */
-  async drain(timeoutMs: number, complete: () => boolean): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs
-    while (!complete() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250))
+  async drain(idleMs: number, capMs: number, complete: () => boolean, delivered: () => number): Promise<boolean> {
+    const cap = Date.now() + capMs
+    let last = delivered()
+    let lastGrowth = Date.now()
+    while (!complete() && Date.now() < cap && Date.now() - lastGrowth < idleMs) {
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      if (delivered() > last) {
+        last = delivered()
+        lastGrowth = Date.now()
+      }
+    }
     this.consuming = false
     await Promise.all(this.consumersRunning)
     return complete()

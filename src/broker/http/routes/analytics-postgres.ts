@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { readPostgresStats, type CacheRow, type PostgresStats, type SettingRow } from '../../store/postgres-stats.js'
+import type { PostgresStatsAnswer } from '../../../wire/index.js'
 
 const UNIT_BYTES: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 }
 
@@ -42,7 +43,7 @@ export function registerPostgresStatsRoute(app: FastifyInstance): void {
 }
 
 /** The wire answer: each section renamed, plus the summaries computed from several sections. */
-function postgresStatsBody(stats: PostgresStats) {
+function postgresStatsBody(stats: PostgresStats): PostgresStatsAnswer {
   const database = stats.databaseCache?.[0]
   const databaseCache = database
     ? {

@@ -19,6 +19,7 @@ import { tenantOf } from '../tenant.js'
 import { queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
 import { bucketMinutes, HOUR_MS, parseInterval, parseTimeRange, timeRangeBody } from '../validation/time-range.js'
+import type { ParkedAnswer, QueueLagRow, QueueOpsAnswer, RetentionAnswer, SystemMetricsAnswer } from '../../../wire/index.js'
 
 /** The series window of a request: the range, its bucket width and the store's window (tenant, optional queue). */
 function seriesWindow(request: FastifyRequest) {
@@ -77,7 +78,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
         requests: row.requests,
         parkedPops: row.parked_pops,
       })),
-    }
+    } satisfies SystemMetricsAnswer
   }
   // Each broker process is one worker, so both routes answer the same per-replica series.
   app.get('/api/v1/analytics/system-metrics', systemMetrics)
@@ -91,7 +92,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
       avgLagMs: Math.round(row.avg_lag_ms),
       maxLagMs: row.max_lag_ms,
       bucketTime: bucketTimestamp(row.bucket),
-    }))
+    })) satisfies QueueLagRow[]
   })
 
   app.get('/api/v1/analytics/queue-ops', async (request) => {
@@ -130,7 +131,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
         dlq: row.dlq,
       })),
       queues: [...totals.values()].sort((a, b) => a.queueName.localeCompare(b.queueName)),
-    }
+    } satisfies QueueOpsAnswer
   })
 
   // With `queue`, the pops parked on that queue per replica; without, every parked pop of each replica, or
@@ -145,7 +146,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
       replica.series.push({ bucketTime: bucketTimestamp(row.bucket), parkedPops: row.parked_pops })
       replicas.set(row.server_id, replica)
     }
-    return { timeRange: timeRangeBody(range), bucketMinutes: minutes, replicas: [...replicas.values()] }
+    return { timeRange: timeRangeBody(range), bucketMinutes: minutes, replicas: [...replicas.values()] } satisfies ParkedAnswer
   })
 
   app.get('/api/v1/analytics/retention', async (request) => {
@@ -158,6 +159,6 @@ export function registerAnalyticsRoutes(app: FastifyInstance): void {
       bucketMinutes: minutes,
       series: rows.map((row) => ({ bucketTime: bucketTimestamp(row.bucket), kind: row.kind, deleted: row.deleted })),
       totals,
-    }
+    } satisfies RetentionAnswer
   })
 }

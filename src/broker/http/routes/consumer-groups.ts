@@ -17,6 +17,7 @@ import {
 import { tenantOf } from '../tenant.js'
 import { queryBoolean, queryInteger, type Query } from '../validation/query.js'
 import { asObject, checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
+import type { ConsumerGroupDeleteAnswer, ConsumerGroupDetailAnswer, ConsumerGroupRow as ConsumerGroupWire, GroupPartition, LaggingPartitionRow } from '../../../wire/index.js'
 
 /** A group whose oldest unsettled message is older than this is `Lagging` (docs/http-api.md, "Consumer groups"). */
 const LAGGING_AFTER_SECONDS = 300
@@ -49,7 +50,7 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       subscriptionMode: row.subscription_mode,
       subscriptionTimestamp: iso(row.subscription_start),
       subscriptionCreatedAt: iso(row.subscription_created_at),
-    }))
+    })) satisfies ConsumerGroupWire[]
   })
 
   // A group literally named `lagging` cannot be described: the router prefers this static path, as the
@@ -74,13 +75,13 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       lag_hours: row.lag_hours,
       oldest_unconsumed_at: row.oldest_unsettled_at.toISOString(),
       last_consumed_at: iso(row.last_consumed_at),
-    }))
+    })) satisfies LaggingPartitionRow[]
   })
 
   app.get('/api/v1/consumer-groups/:group', async (request) => {
     const group = groupParam(request.params)
     const rows = await describeConsumerGroup(app.broker.pool, { tenant: tenantOf(request), group })
-    const queues = new Map<string, { partitions: object[] }>()
+    const queues = new Map<string, { partitions: GroupPartition[] }>()
     for (const row of rows) {
       let entry = queues.get(row.queue_name)
       if (!entry) {
@@ -98,7 +99,7 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       })
     }
     // fromEntries defines own properties, so a queue named `__proto__` (a valid name) stays a key.
-    return Object.fromEntries(queues)
+    return Object.fromEntries(queues) satisfies ConsumerGroupDetailAnswer
   })
 
   app.delete('/api/v1/consumer-groups/:group', IGNORE_BODY, async (request) => {
@@ -115,7 +116,7 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       consumerGroup: group,
       deletedPartitions: deletion.deletedPartitions,
       metadataDeleted: deleteMetadata,
-    }
+    } satisfies ConsumerGroupDeleteAnswer
   })
 
   app.delete('/api/v1/consumer-groups/:group/queues/:queue', IGNORE_BODY, async (request) => {
@@ -134,7 +135,7 @@ export function registerConsumerGroupRoutes(app: FastifyInstance): void {
       queueName: queue,
       deletedPartitions: deletion.deletedPartitions,
       metadataDeleted: deleteMetadata,
-    }
+    } satisfies ConsumerGroupDeleteAnswer
   })
 
   app.post('/api/v1/consumer-groups/:group/subscription', async (request) => {

@@ -5,6 +5,7 @@ import { tenantOf } from '../tenant.js'
 import { readablePayload, rowIdentity } from '../../crypto/read-decryption.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
+import type { DlqAnswer } from '../../../wire/index.js'
 
 export function registerDlqRoutes(app: FastifyInstance): void {
   app.get('/api/v1/dlq', async (request) => {
@@ -50,6 +51,6 @@ export function registerDlqRoutes(app: FastifyInstance): void {
       }),
       total: rows[0]?.total ?? 0,
       pagination: { limit, offset },
-    }
+    } satisfies DlqAnswer
   })
 }

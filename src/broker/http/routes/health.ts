@@ -1,5 +1,6 @@
 /** GET /health (readiness, database round trip) and GET /health/live (liveness, never the database). */
 import type { FastifyInstance } from 'fastify'
+import type { HealthAnswer } from '../../../wire/index.js'
 import { BROKER_VERSION } from '../../version.js'
 
 export function registerHealthRoutes(app: FastifyInstance): void {
@@ -30,14 +31,18 @@ export function registerHealthRoutes(app: FastifyInstance): void {
       shared_state: { enabled: app.mesh !== undefined, server_id: broker.config.serverId },
       queen: { worker_id: 0, status: 'active' },
     }
-    if (broker.state.phase === 'draining') return reply.code(503).send({ status: 'draining', ...common })
+    if (broker.state.phase === 'draining') return reply.code(503).send({ status: 'draining', ...common } satisfies HealthAnswer)
     const database = await broker.health.state()
     if (database !== 'writable')
       return reply
         .code(503)
-        .send({ status: 'unhealthy', database: database === 'read-only' ? 'read-only' : 'disconnected', ...common })
+        .send({
+          status: 'unhealthy',
+          database: database === 'read-only' ? 'read-only' : 'disconnected',
+          ...common,
+        } satisfies HealthAnswer)
     if (broker.state.phase === 'starting')
-      return reply.code(503).send({ status: 'starting', database: 'connected', ...common })
-    return { status: 'healthy', database: 'connected', ...common }
+      return reply.code(503).send({ status: 'starting', database: 'connected', ...common } satisfies HealthAnswer)
+    return { status: 'healthy', database: 'connected', ...common } satisfies HealthAnswer
   })
 }

@@ -32,6 +32,7 @@ import {
   isUuid,
   QUEUE_MODE_GROUP,
 } from '../validation/rules.js'
+import type { MessageDetailAnswer, MessageListAnswer, MessageListItem } from '../../../wire/index.js'
 
 /** Message statuses of docs/http-api.md, "List messages"; `failed` is accepted as an alias of `dead_letter`. */
 const STATUS_FILTERS: Readonly<Record<string, MessageStatus>> = {
@@ -106,7 +107,7 @@ function parseListQuery(request: FastifyRequest): MessageListFilter {
   }
 }
 
-function listItem(row: MessageListRow): Record<string, unknown> {
+function listItem(row: MessageListRow & { id: string }): MessageListItem {
   return {
     id: row.id,
     transactionId: row.transaction_id,
@@ -131,7 +132,7 @@ function messageDetail(
   row: MessageDetailRow,
   tenant: string,
   cipher: PayloadCipher | undefined,
-): Record<string, unknown> {
+): MessageDetailAnswer {
   const busGroups = row.consumer_groups.length
   const readable = readablePayload(cipher, row.payload, row.is_encrypted, rowIdentity(tenant, row))
   return {
@@ -179,9 +180,9 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     const hasQueueMode = first?.has_queue_mode ?? false
     const busGroups = first?.bus_groups ?? 0
     return {
-      messages: rows.filter((row) => row.id !== null).map(listItem),
+      messages: rows.filter((row): row is MessageListRow & { id: string } => row.id !== null).map(listItem),
       mode: { hasQueueMode, busGroupsCount: busGroups, type: modeType(hasQueueMode, busGroups) },
-    }
+    } satisfies MessageListAnswer
   })
 
   app.get('/api/v1/messages/:partitionId/:transactionId', async (request) => {

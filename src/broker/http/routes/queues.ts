@@ -13,6 +13,7 @@ import { tenantOf } from '../tenant.js'
 import { parseConfigureBody } from '../validation/configure-body.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
+import type { QueueDetailAnswer, QueueListAnswer } from '../../../wire/index.js'
 
 /** A text filter of the listing, checked like the names it is compared with (no `\u0000`). */
 const optionalText = (query: Query, name: string): string | null => {
@@ -77,7 +78,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
         partitions: row.partitions,
         messages: { total: row.total, pending: row.pending, processing: row.processing },
       })),
-    }
+    } satisfies QueueListAnswer
   })
 
   app.get('/api/v1/resources/queues/:queue', async (request) => {
@@ -115,6 +116,6 @@ export function registerQueueRoutes(app: FastifyInstance): void {
       partitions,
       totals,
       options: queueOptionsOf(queue),
-    }
+    } satisfies QueueDetailAnswer
   })
 }

@@ -7,8 +7,9 @@
 import type { FastifyInstance } from 'fastify'
 import { listNamespaces, listTasks, readOverview, type GroupedQueuesRow } from '../../store/overview.js'
 import { tenantOf } from '../tenant.js'
+import type { GroupedQueues, NamespacesAnswer, ResourceOverviewAnswer, TasksAnswer } from '../../../wire/index.js'
 
-function grouped(row: GroupedQueuesRow) {
+function grouped(row: GroupedQueuesRow): GroupedQueues {
   return {
     queues: row.queues,
     partitions: row.partitions,
@@ -19,12 +20,12 @@ function grouped(row: GroupedQueuesRow) {
 export function registerResourceOverviewRoutes(app: FastifyInstance): void {
   app.get('/api/v1/resources/namespaces', async (request) => {
     const rows = await listNamespaces(app.broker.pool, { tenant: tenantOf(request) })
-    return { namespaces: rows.map((row) => ({ namespace: row.namespace, ...grouped(row) })) }
+    return { namespaces: rows.map((row) => ({ namespace: row.namespace, ...grouped(row) })) } satisfies NamespacesAnswer
   })
 
   app.get('/api/v1/resources/tasks', async (request) => {
     const rows = await listTasks(app.broker.pool, { tenant: tenantOf(request) })
-    return { tasks: rows.map((row) => ({ task: row.task, ...grouped(row) })) }
+    return { tasks: rows.map((row) => ({ task: row.task, ...grouped(row) })) } satisfies TasksAnswer
   })
 
   app.get('/api/v1/resources/overview', async (request) => {
@@ -51,6 +52,6 @@ export function registerResourceOverviewRoutes(app: FastifyInstance): void {
       throughput: { ingestedPerSecond: 0, processedPerSecond: 0 },
       timestamp: new Date().toISOString(),
       statsAge: 0,
-    }
+    } satisfies ResourceOverviewAnswer
   })
 }

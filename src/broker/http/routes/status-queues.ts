@@ -11,6 +11,7 @@ import { tenantOf } from '../tenant.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
 import { HOUR_MS, parseTimeRange } from '../validation/time-range.js'
+import type { QueueStatusAnswer, QueueStatusListAnswer } from '../../../wire/index.js'
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null)
 
@@ -49,7 +50,7 @@ export function registerStatusQueueRoutes(app: FastifyInstance): void {
         messages: { total: row.total, pending: row.pending, processing: row.processing },
       })),
       pagination: { limit, offset },
-    }
+    } satisfies QueueStatusListAnswer
   })
 
   // The Go client adds includePartitions=true; partitions are always included.
@@ -99,7 +100,7 @@ export function registerStatusQueueRoutes(app: FastifyInstance): void {
       },
       partitions,
       totals: { messages: { ...totals }, ...totals },
-    }
+    } satisfies QueueStatusAnswer
   })
 
   app.get('/api/v1/status/queues/:queue/messages', async (request) => {

@@ -18,6 +18,7 @@ import {
   timeRangeBody,
   type TimeRange,
 } from '../validation/time-range.js'
+import type { StatusAnalyticsAnswer, StatusAnswer } from '../../../wire/index.js'
 
 /** Reads the optional `queue`, `namespace` and `task` filters. */
 export function statusFilters(query: Query): StatusFilter {
@@ -127,7 +128,7 @@ export function registerStatusRoutes(app: FastifyInstance): void {
         dlqMessages: points.reduce((sum, point) => sum + point.dlq, 0),
       },
       statsAge: refreshedAt ? Math.max(0, Math.floor((Date.now() - refreshedAt.getTime()) / 1000)) : null,
-    }
+    } satisfies StatusAnswer
   })
 
   app.get('/api/v1/status/analytics', async (request) => {
@@ -140,6 +141,6 @@ export function registerStatusRoutes(app: FastifyInstance): void {
       dataPoints: points.map((point) => ({ timestamp: bucketTimestamp(point.bucket), messages: point.push })),
       interval,
       ...timeRangeBody(range),
-    }
+    } satisfies StatusAnalyticsAnswer
   })
 }

@@ -9,6 +9,7 @@ import type { BrokerServices } from '../../services.js'
 import { IGNORE_BODY } from '../body-parsing.js'
 import { asObject, checkName, checkQueueName } from '../validation/rules.js'
 import { tenantOf } from '../tenant.js'
+import type { BuffersAnswer, MaintenanceAnswer, MaintenanceSetAnswer, MeshAnswer, PopMaintenanceAnswer } from '../../../wire/index.js'
 
 function spoolView(broker: BrokerServices) {
   const spool = broker.spool
@@ -59,7 +60,7 @@ function sharedState(app: FastifyInstance) {
 }
 
 export function registerSystemRoutes(app: FastifyInstance): void {
-  app.get('/api/v1/system/maintenance', () => {
+  app.get('/api/v1/system/maintenance', (): MaintenanceAnswer => {
     const broker = app.broker
     const spool = spoolView(broker)
     return {
@@ -82,7 +83,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     }
   })
 
-  app.post('/api/v1/system/maintenance', async (request) => {
+  app.post('/api/v1/system/maintenance', async (request): Promise<MaintenanceSetAnswer> => {
     const broker = app.broker
     const enabled = enabledFlag(request.body)
     await persist(broker, 'push', enabled)
@@ -97,12 +98,12 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     }
   })
 
-  app.get('/api/v1/system/maintenance/pop', () => ({
+  app.get('/api/v1/system/maintenance/pop', (): PopMaintenanceAnswer => ({
     popMaintenanceMode: app.broker.maintenance.pop,
     message: app.broker.maintenance.pop ? 'Pop maintenance is on: pops answer 204' : 'Pop maintenance is off',
   }))
 
-  app.post('/api/v1/system/maintenance/pop', async (request) => {
+  app.post('/api/v1/system/maintenance/pop', async (request): Promise<PopMaintenanceAnswer> => {
     const enabled = enabledFlag(request.body)
     await persist(app.broker, 'pop', enabled)
     return {
@@ -111,7 +112,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
     }
   })
 
-  app.get('/api/v1/status/buffers', () => {
+  app.get('/api/v1/status/buffers', (): BuffersAnswer => {
     const broker = app.broker
     const spool = spoolView(broker)
     return {
@@ -169,7 +170,7 @@ export function registerSystemRoutes(app: FastifyInstance): void {
 const isoOrNull = (time: number | null) => (time === null || time === 0 ? null : new Date(time).toISOString())
 
 /** GET /api/v1/system/mesh (docs/http-api.md, "System"): this broker's view of every configured peer. */
-function meshView(app: FastifyInstance) {
+function meshView(app: FastifyInstance): MeshAnswer {
   const { mesh, broker } = app
   const config = broker.config
   if (!mesh) {

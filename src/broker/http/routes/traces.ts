@@ -18,12 +18,13 @@ import {
   checkUuid,
   QUEUE_MODE_GROUP,
 } from '../validation/rules.js'
+import type { MessageTracesAnswer, TraceEvent, TraceNamesAnswer } from '../../../wire/index.js'
 
 const MAX_TRACE_NAMES = 32
 /** Largest page of the trace listings. */
 const MAX_TRACE_PAGE = 1000
 
-function traceItem(row: TraceRow): Record<string, unknown> {
+function traceItem(row: TraceRow): TraceEvent {
   return {
     id: row.id,
     event_type: row.event_type,
@@ -110,7 +111,7 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
       })),
       total: rows[0]?.total ?? 0,
       pagination: page,
-    }
+    } satisfies TraceNamesAnswer
   })
 
   app.get('/api/v1/traces/by-name/:traceName', async (request) => {
@@ -155,6 +156,6 @@ function registerTraceReadRoutes(app: FastifyInstance): void {
     const partitionId = checkUuid(params.partitionId, 'partitionId')
     const transactionId = checkTransactionId(params.transactionId, 'transactionId')
     const rows = await listMessageTraces(app.broker.pool, { tenant: tenantOf(request), partitionId, transactionId })
-    return { traces: rows.map(traceItem) }
+    return { traces: rows.map(traceItem) } satisfies MessageTracesAnswer
   })
 }

@@ -48,7 +48,9 @@ export function parseTransactionBody(
       }
       return { type: 'ack', item: parseAckFields(op, `${field}.`, undefined) }
     }
-    throw validationError(`${field}.type: Unknown operation type: ${String(op.type)}`)
+    // An object is shown as JSON: String() of {"toString":1} throws (a 500 the fuzz test found).
+    const shown = op.type !== null && typeof op.type === 'object' ? JSON.stringify(op.type) : String(op.type)
+    throw validationError(`${field}.type: Unknown operation type: ${shown}`)
   })
   if (total > maxItems) throw validationError(`operations: at most ${maxItems} push items and acks per transaction`)
   const leasesRaw = raw.requiredLeases ?? []
