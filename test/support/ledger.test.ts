@@ -67,6 +67,22 @@ describe('Ledger.audit', () => {
     expect(report.redelivered.sort()).toEqual(['first', 'second'])
   })
 
+  it('counts the first lease from when its pop was sent, so a slow answer is no double lease', () => {
+    const ledger = ledgerWith([
+      ['slow', 0, 'ok'],
+      ['quick', 1, 'ok'],
+    ])
+    // "slow" arrived 1.5 s after its pop was sent: its lease may have begun at 0 and expired at 5000.
+    ledger.deliver({ txId: 'slow', group: 'g', partition: 'q/p', leaseId: 'L1', t: 1500, sent: 0 })
+    ledger.deliver({ txId: 'slow', group: 'g', partition: 'q/p', leaseId: 'L2', t: 5100, sent: 5000 })
+    // "quick" arrived 10 ms after its pop: its lease ran until 10_010 at least, and it came again at 14_900.
+    ledger.deliver({ txId: 'quick', group: 'g', partition: 'q/p', leaseId: 'L3', t: 10_010, sent: 10_000 })
+    ledger.deliver({ txId: 'quick', group: 'g', partition: 'q/p', leaseId: 'L4', t: 14_900, sent: 14_890 })
+    const report = ledger.audit('g', all, 5000)
+    expect(report.doubleLeases).toEqual(['quick'])
+    expect(report.redelivered.sort()).toEqual(['quick', 'slow'])
+  })
+
   it('allows a redelivery once the first lease could have expired', () => {
     const ledger = ledgerWith([['a', 0, 'ok']])
     ledger.deliver({ txId: 'a', group: 'g', partition: 'q/p', leaseId: 'L1', t: 1000 })

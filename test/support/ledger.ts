@@ -44,6 +44,8 @@ export interface DeliveryEntry {
   leaseId?: string
   /** When the client received it (ms since the epoch). */
   t?: number
+  /** When the client sent the pop that brought it: its lease cannot have begun earlier. */
+  sent?: number
   broker?: string
 }
 
@@ -117,8 +119,10 @@ export class Ledger {
 
   /**
    * The whole check of one group, for pushes selected by `expected` (the ids meant for this group). A
-   * second delivery is a double lease when it came under another lease less than `leaseMs - slackMs` after
-   * the first, and the first was not acked in between.
+   * second delivery is a double lease when it arrived under another lease before the first lease could
+   * have expired, and the first was not acked in between. The first lease began no earlier than the pop
+   * that brought it was sent (`sent`); without that, no earlier than `slackMs` before it arrived. A pop's
+   * answer delayed by a faulty network to PostgreSQL is thus not taken for a second lease.
    */
   audit(group: string, expected: (entry: PushEntry) => boolean, leaseMs: number, slackMs = 1000): AuditReport {
     const pushes = this.pushes.filter(expected)
@@ -154,7 +158,8 @@ export class Ledger {
         if (before.t === undefined || after.t === undefined || before.leaseId === after.leaseId) continue
         const acked = firstAck.get(txId)
         const settledBetween = acked !== undefined && acked >= before.t && acked <= after.t
-        if (!settledBetween && after.t - before.t < leaseMs - slackMs) doubleLeases.push(txId)
+        const firstLeaseBegan = before.sent ?? before.t - slackMs
+        if (!settledBetween && after.t < firstLeaseBegan + leaseMs) doubleLeases.push(txId)
       }
     }
     return {

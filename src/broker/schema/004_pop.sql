@@ -121,8 +121,6 @@ DECLARE
   v_prepared record;
   -- The consumer row of a one-partition pop, with its ctid (ct).
   c record;
-  -- Whether this pop changed durable state beyond leases (see the end).
-  v_must_persist boolean := p_auto_ack;
 BEGIN
   SELECT * INTO q FROM queen.queues WHERE id = p_queue_id;
   IF NOT FOUND THEN
@@ -140,7 +138,6 @@ BEGIN
       INSERT INTO queen.subscriptions (queue_id, consumer_group, mode, start_at)
       VALUES (p_queue_id, p_group, coalesce(p_sub_mode, 'all'), v_start)
       ON CONFLICT DO NOTHING;
-      v_must_persist := true;
       IF NOT FOUND THEN
         SELECT s.start_at INTO v_start FROM queen.subscriptions s
         WHERE s.queue_id = p_queue_id AND s.consumer_group = p_group;
@@ -179,7 +176,6 @@ BEGIN
     IF c.lease_id IS NOT NULL OR c.start_at IS NOT NULL THEN
       SELECT * INTO v_prepared FROM queen.prepare_claim(p_partition_id, p_group, v_now);
       c.cursor_position := v_prepared.cursor_position;
-      v_must_persist := v_must_persist OR v_prepared.reclaimed;
       -- prepare_claim may have rewritten the row. The key as a row range: only the primary key can read it
       -- (see queen.refresh_ready, 015).
       SELECT k.ctid INTO c.ct FROM queen.consumers k
@@ -264,9 +260,7 @@ BEGIN
             AND (k.lease_id IS NOT NULL OR k.start_at IS NOT NULL)
           ORDER BY k.partition_id
         LOOP
-          -- Called on its own: inside an OR it would be skipped once v_must_persist is true.
           SELECT * INTO v_prepared FROM queen.prepare_claim(r.partition_id, p_group, v_now);
-          v_must_persist := v_must_persist OR v_prepared.reclaimed;
         END LOOP;
         -- prepare_claim wrote some of the rows: read their cursors and places again.
         SELECT array_agg(k.cursor_position ORDER BY u.ord), array_agg(k.ctid ORDER BY u.ord) INTO v_cursors, v_ctids
@@ -414,15 +408,8 @@ BEGIN
     RETURN NEXT;
   END IF;
 
-  -- A pop that only took leases commits without waiting for its WAL flush. Were PostgreSQL to crash before
-  -- the flush, the leases would be gone and their messages deliverable again, which is what a lease expiry
-  -- does anyway (at-least-once; the consumer's ack then answers "Invalid or expired lease"). The next
-  -- durable commit of any session flushes it too. autoAck pops, a new subscription and a reclaimed lease
-  -- (a counted failure, perhaps a dead-letter) commit durably. The setting lasts until the end of the
-  -- transaction, which is this statement alone: the broker runs pops in autocommit, and a caller inside a
-  -- larger transaction would relax that whole transaction's commit.
-  IF v_claimed > 0 AND NOT v_must_persist THEN
-    PERFORM set_config('synchronous_commit', 'off', true);
-  END IF;
+  -- Every pop commits durably (synchronous_commit as the server has it): a lease committed without its
+  -- WAL flush, or without the synchronous standby's, is forgotten by a crash or a failover, and its
+  -- messages went to a second consumer while the first still held them (docs/design.md, "Leases commit durably").
 END;
 $fn$;

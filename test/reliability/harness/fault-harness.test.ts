@@ -9,7 +9,7 @@ import { describeWithClient } from '../../compat/client.js'
 import type { Ledger } from '../../support/ledger.js'
 import { Harness } from './harness.js'
 import { EXPECTED, LEASE_SECONDS } from './load.js'
-import { aggregateTable, auditLines, buildReport, markdownTable } from './report.js'
+import { aggregateTable, auditLines, buildReport, markdownTable, violationLines } from './report.js'
 import { runScenario } from './scenario.js'
 
 const profile = process.env.QUEEN_RELIABILITY_PROFILE === 'long' ? 'long' : 'short'
@@ -89,7 +89,8 @@ describeWithClient(`fault harness, ${profile} profile`, () => {
         log(`drained: ${drained ? 'yes' : 'NO'}; report written to ${reportFile}`)
         const table =
           profile === 'long' ? `${aggregateTable(report)}\n\n${markdownTable(report)}` : markdownTable(report)
-        process.stdout.write(`\n${table}\n\n${auditLines(report).join('\n')}\n`)
+        const violations = violationLines({ audits, ledger: harness.ledger, phases, startedAt })
+        process.stdout.write(`\n${table}\n\n${[...auditLines(report), ...violations].join('\n')}\n`)
         process.stdout.write(
           `cursor samples ${report.cursorSamples}, regressions ${report.cursorRegressions.length}; ` +
             `broker boots that exited ${report.bootFailures.length}; seed ${seed}\n`,

@@ -145,11 +145,12 @@ export class Load {
     const queen = await openQueen(broker, CLIENT_OPTIONS)
     try {
       while (this.consuming) {
+        const sent = Date.now()
         const messages = await popSafely(() =>
           queen.queue(queue).group(group).batch(10).wait(true).timeoutMillis(1000).pop(),
         )
         if (messages.length === 0) continue
-        this.record(messages, queue, group, broker)
+        this.record(messages, queue, group, broker, sent)
         let answer: any
         try {
           answer = await queen.ack(messages, true, { group })
@@ -174,9 +175,10 @@ export class Load {
     const queen = await openQueen(broker, CLIENT_OPTIONS)
     try {
       while (this.consuming) {
+        const sent = Date.now()
         const messages = await popSafely(() => queen.queue(ORDERS).batch(20).wait(true).timeoutMillis(1000).pop())
         if (messages.length === 0) continue
-        this.record(messages, ORDERS, QUEUE_MODE, broker)
+        this.record(messages, ORDERS, QUEUE_MODE, broker, sent)
         // One transaction per pop (one partition): ack every message and push its derived message, in order.
         // Not retried: the lease makes a second commit of the same acks fail, and a redelivery redoes it.
         const partition = String(messages[0].partition)
@@ -214,7 +216,7 @@ export class Load {
     }
   }
 
-  private record(messages: any[], queue: string, group: string, broker: BrokerNode): void {
+  private record(messages: any[], queue: string, group: string, broker: BrokerNode, sent: number): void {
     const t = Date.now()
     for (const message of messages) {
       this.ledger.deliver({
@@ -223,6 +225,7 @@ export class Load {
         partition: `${queue}/${String(message.partition)}`,
         leaseId: message.leaseId,
         t,
+        sent,
         broker: broker.name,
       })
     }

@@ -226,3 +226,41 @@ export function aggregateTable(report: RunReport): string {
   }
   return lines.join('\n')
 }
+
+/**
+ * For each double lease and each delivery after an ack (at most `limit` of each per group): every delivery
+ * and confirmed ack of the id, with the phase it fell in, so a failed run says what happened without its
+ * raw ledger (a CI machine keeps no files).
+ */
+export function violationLines(args: {
+  audits: AuditReport[]
+  ledger: Ledger
+  phases: Phase[]
+  startedAt: number
+  limit?: number
+}): string[] {
+  const { audits, ledger, phases, startedAt, limit = 5 } = args
+  const at = (t: number | undefined) =>
+    t === undefined ? '?' : `+${((t - startedAt) / 1000).toFixed(3)}s (${phaseOf(phases, t)?.fault ?? 'no fault'})`
+  const lines: string[] = []
+  for (const audit of audits) {
+    const ids = [
+      ...audit.doubleLeases.slice(0, limit).map((id) => ['double lease', id] as const),
+      ...audit.duplicatedAfterAck.slice(0, limit).map((id) => ['delivered after ack', id] as const),
+    ]
+    for (const [kind, id] of ids) {
+      lines.push(`${kind} in group ${audit.group}: ${id}`)
+      for (const entry of ledger.deliveries) {
+        if (entry.group !== audit.group || entry.txId !== id) continue
+        lines.push(
+          `  delivered by ${entry.broker ?? '?'} under lease ${entry.leaseId ?? '?'}: pop sent ${at(entry.sent)}, ` +
+            `answer at ${at(entry.t)}`,
+        )
+      }
+      for (const ack of ledger.acks) {
+        if (ack.group === audit.group && ack.txId === id) lines.push(`  ack confirmed at ${at(ack.t)}`)
+      }
+    }
+  }
+  return lines
+}
