@@ -142,8 +142,22 @@ describeWithClient('queenctl proxy from the command line', () => {
     expect(bad.stderr).toContain('PROXY_PORT')
   })
 
-  it('drains and exits 0 on SIGTERM', async () => {
+  it('drains on SIGTERM: a parked long-poll gets its answer, then the gateway exits 0', async () => {
+    expect((await runCli(['proxy', 'tenant', 'create', 'drainer'], { env })).code).toBe(0)
+    const apikey = await runCli(['proxy', 'apikey', 'create', '--tenant', 'drainer', '--role', 'consumer'], { env })
+    expect(apikey.code, apikey.stderr).toBe(0)
+    const key = apikey.stdout.trim()
+    // Parked for up to 3 s on an empty queue; SIGTERM arrives while it waits.
+    const parked = http({ url }, 'GET', '/api/v1/pop/queue/drain-q?wait=true&timeout=3000', undefined, {
+      authorization: `Bearer ${key}`,
+    })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const signalled = Date.now()
     gateway.child.kill('SIGTERM')
+    const answer = await parked
+    // The broker's own answer to a long-poll that found nothing, passed through while the gateway drains.
+    expect({ status: answer.status, messages: answer.body?.messages }).toEqual({ status: 200, messages: [] })
+    expect(Date.now() - signalled).toBeGreaterThan(1500)
     const exit = await gateway.exited(30_000)
     expect(exit.code).toBe(0)
     expect(gateway.output()).toMatch(/shutdown.*phase=stopped|phase.*stopped/)
