@@ -165,6 +165,24 @@ describe('rate limits through the gateway', () => {
     expect(freeSent.every((s) => s.status === 200)).toBe(true)
   }, 20_000)
 
+  it('holds one key to its own messages-per-second limit on pushes over two replicas', async () => {
+    const rate = 100
+    const tenant = await tenantWith('perkey-mps', {})
+    await writeKeyLimits(first.db, tenant.keyId, { ...NO_KEY_LIMITS, messagesPerSecond: rate })
+    await Promise.all([first.app.gateway.limits.snapshot.refresh(), second.app.gateway.limits.snapshot.refresh()])
+    let n = 0
+    const sent = await load([first, second], { loops: 2, pauseMs: 10, durationMs: 3500 }, (gateway) => {
+      const items = Array.from({ length: 10 }, () => ({ queue: 'perkey-mps', payload: { n: n++ } }))
+      return http(gateway, 'POST', '/api/v1/push', { items }, tenant.auth)
+    })
+    const refused = sent.filter((s) => s.status === 429)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const answer of refused) expect(answer.body.limit).toBe('key messages-per-second')
+    const window = inWindow(sent, 1500, 3500).filter((s) => s.status === 200).length * 10
+    expect(window).toBeLessThanOrEqual(rate * 2 * 1.1)
+    expect(window).toBeGreaterThanOrEqual(rate * 2 * 0.6)
+  }, 20_000)
+
   it('refuses a push with more messages than the burst, naming the remedy', async () => {
     // 100 messages/s with the 100 ms bucket: a burst of 10.
     const tenant = await tenantWith('burst', { messagesPerSecond: 100 })
