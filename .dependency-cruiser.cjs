@@ -21,7 +21,7 @@ module.exports = {
     {
       name: 'broker-never-imports-the-gateway',
       comment:
-        'The broker knows nothing of the gateway in front of it; it trusts the tenancy header (docs/operations.md section 14).',
+        'The broker knows nothing of the gateway in front of it; it trusts the tenancy header (docs/operations.md, "Tenancy").',
       severity: 'error',
       from: { path: '^src/broker/' },
       to: { path: '^src/gateway/' },

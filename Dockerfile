@@ -1,4 +1,4 @@
-# The queenctl container image (operations.md section 15.3; docs/deploy.md says how to build and run it).
+# The queenctl container image (docs/deploy.md, "The container image", says how to build and run it).
 # Build: docker build -t queen .   (podman: add --format docker, or the HEALTHCHECK is dropped)
 # Behind a TLS-intercepting proxy, pass its CA bundle as the optional secret "ca" for the npm ci step only:
 #   --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt
@@ -43,7 +43,7 @@ ENV NODE_ENV=production \
 USER 65532:65532
 VOLUME ["/var/lib/queen/buffers", "/var/lib/queen/data"]
 EXPOSE 6632 6633
-# Liveness only (operations.md section 6): /health follows PostgreSQL, and a database blip must not mark the
+# Liveness only (docs/operations.md, "Probes"): /health follows PostgreSQL, and a database blip must not mark the
 # container unhealthy. Node's fetch: the image carries no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 6632) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

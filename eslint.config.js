@@ -1,5 +1,5 @@
 // Lint rules: typescript-eslint's type-checked set, the async-safety rules that matter for a broker,
-// the dependency direction of style.md (src/broker never imports src/cli or src/ui), prettier last.
+// the dependency direction of docs/conventions.md (src/broker never imports src/cli or src/ui), prettier last.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import reactHooks from 'eslint-plugin-react-hooks'
@@ -50,7 +50,7 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/cli/**', '**/ui/**', '../cli/*', '../ui/*'],
-              message: 'src/broker must not import src/cli or src/ui (style.md 3.1)',
+              message: 'src/broker must not import src/cli or src/ui (docs/conventions.md, "Layout")',
             },
           ],
         },

@@ -13,7 +13,7 @@
 //   at a fixed 12,000 msg/s for 15 s, then pop 100 + ack, two runs each, broker CPU per 100k messages from
 //   /proc): 4 MiB 5.07-5.17 s push / 3.80-4.05 s drain, 730-740 scavenges taking 2.4-2.5 s, RSS after 100 MB;
 //   8 MiB 4.76-4.91 / 3.18-3.54, RSS 109-110 MB; 16 MiB 4.48-4.60 / 2.83-3.39, 190 scavenges taking 0.8-1.1 s,
-//   RSS 125-128 MB. The RSS is the semi-spaces themselves, paid once; perf.md's budget is 150 MB.
+//   RSS 125-128 MB. The RSS is the semi-spaces themselves, paid once; docs/performance.md's budget is 150 MB.
 //
 // glibc malloc settings (the environment env -S sets for node), for the buffers outside V8's heap:
 // - MALLOC_MMAP_THRESHOLD_=131072 (128 KiB, glibc's starting value) fixes the threshold above which a block is

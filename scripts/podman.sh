@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# podman with the settings hosts without a container engine need (docs/deploy.md, "Building with podman"):
+# podman with the settings hosts without a container engine need (docs/deploy.md, "Build"):
 # its own storage.conf and containers.conf in QUEENCTL_PODMAN_DIR (default /tmp/queenctl-podman), never /etc.
 # runc because crun refuses hybrid cgroups there; ulimits at the host's hard limits because podman's defaults
 # exceed them. The container tests and .ci/run call podman through this script. Usage: scripts/podman.sh ARGS

@@ -1,7 +1,7 @@
 /**
  * Comments and documents cite only what a clone contains (docs/conventions.md, "Comments and documents"):
- * every markdown document that a file in src/, test/, bench/, scripts/, docs/ or the top-level documents
- * names exists, every anchor after it exists in it, and every heading quoted after it (the form
+ * every markdown document that a file in src/, test/, bench/, scripts/, docs/, deploy/, bin/, .ci/, the
+ * top-level documents or the build and lint files names exists, every anchor after it exists in it, and every heading quoted after it (the form
  * `docs/operations.md, "Spool replay"`) is one of its headings.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -11,13 +11,28 @@ import { describe, expect, it } from 'vitest'
 import { headingsOf } from '../../scripts/doc-headings.mjs'
 
 const root = path.resolve(import.meta.dirname, '../..')
-const SCANNED = ['src', 'test', 'bench', 'scripts', 'docs', 'README.md', 'ARCHITECTURE.md']
+const SCANNED = [
+  'src',
+  'test',
+  'bench',
+  'scripts',
+  'docs',
+  'deploy',
+  'bin',
+  '.ci',
+  'dashboard/src',
+  'README.md',
+  'ARCHITECTURE.md',
+  'Dockerfile',
+  'eslint.config.js',
+  '.dependency-cruiser.cjs',
+]
 /** The citation migration's own tool and data name the old specification files on purpose. */
 const NOT_SCANNED = new Set(['scripts/rewrite-citations.mjs', 'scripts/citation-map.json'])
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'results'])
 /** Files the code writes (the bench's report), named in code but not documents of the repository. */
 const WRITTEN_BY_CODE = new Set(['report.md'])
-const TEXT = /\.(ts|tsx|mjs|js|sql|md)$/
+const TEXT = /(\.(ts|tsx|mjs|cjs|js|sql|md|ya?ml|tpl|sh)|^Dockerfile|\/run)$/
 /** A document name, optionally with an anchor, and optionally followed by the headings it cites. */
 const CITATION =
   /(?<![\w/.-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w-][\w.-]*\.md)(?:#([\w-]+))?(?![\w-])(, "[^"\n]+"(?:, "[^"\n]+")*(?: and "[^"\n]+")?)?/g

@@ -1,7 +1,7 @@
 /**
  * The gateway's variable table (docs/gateway.md, "Configuration"): every PROXY_* variable with its type, default,
  * range and description. Its own names, so a gateway next to a broker never reads the broker's PG_* and lands in
- * the brokers' database (docs/operations.md section 14.2: the gateway has its own).
+ * the brokers' database (docs/gateway.md, "Its database": the gateway has its own).
  */
 import path from 'node:path'
 import { bool, int, oneOf, opt, str, type HostFacts, type TableValues } from '../../platform/config/variable-table.js'

@@ -37,7 +37,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
-{{/* 1 to 3 replicas: more fails to render (operations.md 15.2), whatever the schema check was told. */}}
+{{/* 1 to 3 replicas: more fails to render (docs/deploy.md, "Kubernetes with Helm"), whatever the schema check was told. */}}
 {{- define "queen.replicas" -}}
 {{- $n := int .Values.replicaCount -}}
 {{- if or (lt $n 1) (gt $n 3) -}}
