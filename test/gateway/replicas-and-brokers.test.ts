@@ -3,7 +3,6 @@
  * is refused by the other within 2 s; and brokers behind it, where a broker that is down is skipped, a long-poll
  * passes through and is answered when a message arrives, and a closing gateway lets a parked long-poll finish.
  */
-import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiKey, revokeApiKey } from '../../src/gateway/store/api-keys.js'
 import { createTenant } from '../../src/gateway/store/tenants.js'
@@ -13,13 +12,12 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js'
 import { createEmptyDatabase, dropDatabase } from '../support/cli-harness.js'
 
 /** A port nobody listens on: bound, then closed. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as net.AddressInfo).port
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+/**
+ * A broker address that refuses connections for the whole file. Port 1 is privileged and never handed out by
+ * an ephemeral bind: a port freed after a listen(0) was taken by another test's server in a CI run, and the
+ * "dead" broker answered 401.
+ */
+const DEAD_PORT = 1
 
 describe('the gateway as a fleet', () => {
   let broker: TestBroker
@@ -31,7 +29,7 @@ describe('the gateway as a fleet', () => {
   beforeAll(async () => {
     broker = await startTestBroker({ label: 'gw_fleet', config: { tenancy: { header: 'X-Queen-Tenant' } } })
     database = await createEmptyDatabase('gw_fleet')
-    deadUrl = `http://127.0.0.1:${await deadPort()}`
+    deadUrl = `http://127.0.0.1:${DEAD_PORT}`
     // The first gateway lists a dead broker first; health probes are slowed so requests meet it.
     first = await startTestGateway({
       upstreams: [deadUrl, broker.url],
