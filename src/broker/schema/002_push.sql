@@ -298,22 +298,26 @@ BEGIN
     WHERE m.dedup_window_seconds > 0 AND NOT (m.gen AND NOT p_replay) AND m.first_id = m.id
     GROUP BY m.partition_id
   ), found AS MATERIALIZED (
-    -- One index scan per partition for all of the batch's transaction ids, instead of two lookups per item
-    -- (PostgreSQL 17 walks a sorted key array in one pass). Usually empty; MATERIALIZED keeps the planner
-    -- from folding it back into a per-item lookup, OFFSET 0 keeps each lookup a key lookup (see above).
+    -- One key lookup per distinct transaction id of the batch, on both index columns. Usually empty;
+    -- MATERIALIZED keeps the planner from folding it into the items, OFFSET 0 keeps each lookup a key
+    -- lookup (see above). Not `transaction_id = ANY (txs)`: a plan made before the first ANALYZE (a new
+    -- database) then probes by partition alone and reads the whole partition on every push (docs/design.md,
+    -- "Plans that do not depend on statistics").
     SELECT pk.partition_id, e.transaction_id AS tx, e.id, e.accepted_at, 1 AS source, e.position
     FROM probe_keys pk
+    CROSS JOIN LATERAL unnest(pk.txs) AS t(tx)
     CROSS JOIN LATERAL (
       SELECT e.transaction_id, e.id, e.accepted_at, e.position FROM queen.messages e
-      WHERE e.partition_id = pk.partition_id AND e.transaction_id = ANY (pk.txs) AND e.accepted_at >= pk.since
+      WHERE e.partition_id = pk.partition_id AND e.transaction_id = t.tx AND e.accepted_at >= pk.since
       OFFSET 0
     ) e
     UNION ALL
     SELECT pk.partition_id, d.transaction_id, d.message_id, d.accepted_at, 2, NULL
     FROM probe_keys pk
+    CROSS JOIN LATERAL unnest(pk.txs) AS t(tx)
     CROSS JOIN LATERAL (
       SELECT d.transaction_id, d.message_id, d.accepted_at FROM queen.dedup_entries d
-      WHERE d.partition_id = pk.partition_id AND d.transaction_id = ANY (pk.txs) AND d.accepted_at >= pk.since
+      WHERE d.partition_id = pk.partition_id AND d.transaction_id = t.tx AND d.accepted_at >= pk.since
       OFFSET 0
     ) d
   ), earlier AS (

@@ -228,6 +228,65 @@ describe('plans made on an empty messages table', () => {
   })
 })
 
+describe('plans made on a database never analyzed', () => {
+  const fresh = useTestDatabase('plans_fresh')
+
+  it("push looks each transaction id up by partition and id, not the partition's every message", async () => {
+    const db = fresh.client()
+    // A new database: no statistics yet, and none arriving during the test.
+    await db.query('ALTER TABLE queen.messages SET (autovacuum_enabled = false)')
+    const stats = await db.query<{ reltuples: number }>(
+      `SELECT reltuples FROM pg_class WHERE oid = 'queen.messages'::regclass`,
+    )
+    expect(stats.rows[0]!.reltuples).toBe(-1)
+    const pushOne = async (tx: string) => {
+      const item = { i: 0, q: 'fresh', p: 'p1', id: randomUUID(), tx, pl: { pad: 'x'.repeat(100) } }
+      await db.query(`SELECT count(*) FROM queen.push_messages('', $1::jsonb)`, [JSON.stringify([item])])
+    }
+    // Pushes of one message while the partition holds a few hundred make and cache the session's generic
+    // plan (after five), then the partition grows, as in the first seconds of a new deployment.
+    const grow = async (count: number, prefix: string) =>
+      db.query(
+        `SELECT count(*) FROM queen.push_messages('', (SELECT jsonb_agg(jsonb_build_object('i', n, 'q', 'fresh',
+           'p', 'p1', 'id', gen_random_uuid(), 'tx', $2 || n, 'pl', '{}'::jsonb)) FROM generate_series(0, $1 - 1) n))`,
+        [count, prefix],
+      )
+    await grow(500, 'first-')
+    for (let n = 0; n < 8; n++) await pushOne(`seed-${n}`)
+    await grow(5000, 'grow-')
+
+    const seen: string[] = []
+    const onNotice = (notice: { message?: string }) => {
+      if (notice.message?.includes('plan:')) seen.push(notice.message)
+    }
+    db.on('notice', onNotice)
+    for (const setting of [
+      `LOAD 'auto_explain'`,
+      'SET auto_explain.log_min_duration = 0',
+      'SET auto_explain.log_nested_statements = on',
+      'SET auto_explain.log_level = notice',
+      'SET client_min_messages = notice',
+    ])
+      await db.query(setting)
+    await pushOne('probe')
+    await db.query('SET auto_explain.log_min_duration = -1')
+    db.off('notice', onNotice)
+
+    // Every read of messages in the push names the transaction id in its index condition: one by partition
+    // alone reads the partition's every message, on every push.
+    const conditions = seen.flatMap((plan) =>
+      [
+        ...plan.matchAll(
+          /(?:Bitmap Heap Scan on messages\b[^\n]*\n\s+Recheck Cond|Index (?:Only )?Scan (?:Backward )?using \w+ on messages\b[^\n]*\n\s+Index Cond): ([^\n]*)/g,
+        ),
+      ].map((scan) => scan[1]!),
+    )
+    expect(conditions.length).toBeGreaterThan(0)
+    expect(conditions.filter((condition) => !/transaction_id =/.test(condition))).toEqual([])
+    expect(seen.join('\n')).not.toMatch(/Seq Scan on messages/)
+  })
+})
+
 describe('the lease-reclaim cycle', () => {
   it('reads only the expired leases, however many consumer rows and live leases there are', async () => {
     const db = testDatabase.client()
