@@ -31,6 +31,7 @@ import { runScale } from './scale.js'
 import { SERIES_IDS, type SeriesId } from './scale-series.js'
 import { runSoak, type SoakOutcome } from './soak.js'
 import { runCrossReplica } from './cross-replica.js'
+import { freshDatabaseNote, runFreshDatabase } from './fresh-database.js'
 import { aggregate, checkTargets } from './targets.js'
 
 const USAGE = `usage: npm run bench -- [options]
@@ -45,6 +46,9 @@ const USAGE = `usage: npm run bench -- [options]
   --soak-minutes N     soak length (default 10)
   --cross-replica      also time a push on replica A waking a long-poll on B: mesh vs PostgreSQL only
   --cross-replica-n N  wakes per mode (default 200, quick 50)
+  --fresh-db           also run push-1 and push-100 on a new database, never analyzed, for --fresh-db-seconds
+                       (default 10), then again after ANALYZE, each with a broker of its own
+  --fresh-db-seconds N seconds per window of --fresh-db
   --profile DIR        run the broker under node --cpu-prof; its .cpuprofile lands in DIR when the run ends
   --no-build           do not rebuild dist/ even when it is older than src/
   --strict             exit 1 when a speed target fails too (correctness failures always exit 1)
@@ -64,6 +68,8 @@ interface Options {
   soakMinutes?: number
   /** Wakes per mode of the cross-replica run; undefined = not run. */
   crossReplica?: number
+  /** Seconds per window of the fresh-database run; undefined = not run. */
+  freshDbSeconds?: number
   build: boolean
   strict: boolean
   profileDir?: string
@@ -104,6 +110,8 @@ function parseOptions(argv: string[]): Options {
       'soak-minutes': { type: 'string' },
       'cross-replica': { type: 'boolean', default: false },
       'cross-replica-n': { type: 'string' },
+      'fresh-db': { type: 'boolean', default: false },
+      'fresh-db-seconds': { type: 'string' },
       'no-build': { type: 'boolean', default: false },
       profile: { type: 'string' },
       strict: { type: 'boolean', default: false },
@@ -135,6 +143,9 @@ function parseOptions(argv: string[]): Options {
     soakMinutes: values.soak ? positive(values['soak-minutes'], 10, '--soak-minutes') : undefined,
     crossReplica: values['cross-replica']
       ? Math.floor(positive(values['cross-replica-n'], quick ? 50 : 200, '--cross-replica-n'))
+      : undefined,
+    freshDbSeconds: values['fresh-db']
+      ? Math.floor(positive(values['fresh-db-seconds'], 10, '--fresh-db-seconds'))
       : undefined,
     build: !values['no-build'],
     strict: values.strict,
@@ -296,6 +307,10 @@ async function main(): Promise<number> {
             `${mode.afterPushP50} ms, p99 ${mode.afterPushP99} ms; missed ${mode.missed}`,
         )
       }
+    }
+    if (options.freshDbSeconds !== undefined) {
+      if (options.build && !options.adapters.includes('ours')) await ensureBuilt(log)
+      for (const result of await runFreshDatabase(pg, options.freshDbSeconds, log)) notes.push(freshDatabaseNote(result))
     }
     for (const adapter of adapters) {
       if (adapter instanceof PgBossAdapter) for (const error of adapter.emittedErrors()) notes.push(`pg-boss: ${error}`)
