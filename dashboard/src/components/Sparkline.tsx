@@ -5,7 +5,9 @@
 const WIDTH = 96
 const HEIGHT = 24
 
-export function Sparkline({ values, label }: { values: readonly number[]; label: string }) {
+export function Sparkline({ values: given, label }: { values: readonly number[]; label: string }) {
+  // One value is drawn as a level line: a polyline of one point shows nothing.
+  const values = given.length === 1 ? [given[0]!, given[0]!] : given
   const max = Math.max(1, ...values)
   const step = values.length > 1 ? WIDTH / (values.length - 1) : WIDTH
   const points = values
