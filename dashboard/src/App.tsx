@@ -8,6 +8,9 @@ import { Header } from './components/Header'
 import { Link } from './components/Link'
 import { TokenForm } from './components/TokenForm'
 import { Overview } from './pages/Overview'
+import { ConsumerGroup } from './pages/ConsumerGroup'
+import { ConsumerGroups, groupLabel } from './pages/ConsumerGroups'
+import { Operations } from './pages/Operations'
 import { Queue } from './pages/Queue'
 import { Queues } from './pages/Queues'
 import { useRoute, type Route } from './router'
@@ -22,6 +25,12 @@ function titleOf(route: Route): string {
       return `Queue ${route.name}`
     case 'not-found':
       return 'Not found'
+    case 'operations':
+      return 'Operations'
+    case 'consumer-groups':
+      return 'Consumer groups'
+    case 'consumer-group':
+      return `Consumer group ${groupLabel(route.name)}`
   }
 }
 
@@ -42,6 +51,12 @@ function View({ route }: { route: Route }) {
           </p>
         </>
       )
+    case 'operations':
+      return <Operations span={route.window} />
+    case 'consumer-groups':
+      return <ConsumerGroups threshold={route.threshold} lagging={route.lagging} search={route.search} />
+    case 'consumer-group':
+      return <ConsumerGroup name={route.name} threshold={route.threshold} />
   }
 }
 

@@ -23,7 +23,13 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, needs: RouteClass, body?: unknown, signal?: AbortSignal) {
+async function call<T>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  needs: RouteClass,
+  body?: unknown,
+  signal?: AbortSignal,
+) {
   const { token } = authState()
   const headers: Record<string, string> = { accept: 'application/json' }
   if (token !== undefined) headers.authorization = `Bearer ${token}`
@@ -91,4 +97,9 @@ export async function fetchHealth(signal: AbortSignal): Promise<HealthAnswer> {
     throw new ApiError(`/health answered ${response.status}`, response.status)
   }
   return (await response.json()) as HealthAnswer
+}
+
+/** DELETE on the broker (queue and consumer-group delete). */
+export function apiDelete<T>(path: string, needs: RouteClass): Promise<T> {
+  return call<T>('DELETE', path, needs)
 }

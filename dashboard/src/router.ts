@@ -11,7 +11,7 @@ export const WINDOWS = ['1h', '6h', '24h'] as const
 export type TimeWindow = (typeof WINDOWS)[number]
 
 /** Columns the queues grid sorts by. */
-export const QUEUE_SORTS = ['name', 'pending', 'partitions', 'total'] as const
+export const QUEUE_SORTS = ['name', 'pending', 'partitions', 'total', 'lag', 'density'] as const
 /** One of {@link QUEUE_SORTS}. */
 export type QueueSort = (typeof QUEUE_SORTS)[number]
 /** Sort direction. */
@@ -23,6 +23,18 @@ export type Route =
   | { view: 'queues'; sort: QueueSort; dir: SortDirection; search: string }
   | { view: 'queue'; name: string }
   | { view: 'not-found'; path: string }
+  | { view: 'operations'; window: TimeWindow }
+  | { view: 'consumer-groups'; threshold: number; lagging: boolean; search: string }
+  | { view: 'consumer-group'; name: string; threshold: number }
+
+/** The lag threshold of the consumer-group pages, in seconds, when the URL names none (the broker's `Lagging`). */
+export const DEFAULT_LAG_THRESHOLD_S = 300
+
+/** A threshold in whole seconds from the URL, else the default. */
+function thresholdOf(query: URLSearchParams): number {
+  const text = query.get('threshold')
+  return text !== null && /^\d{1,9}$/.test(text) ? Number(text) : DEFAULT_LAG_THRESHOLD_S
+}
 
 function oneOf<T extends string>(values: readonly T[], value: string | null, fallback: T): T {
   return values.find((candidate) => candidate === value) ?? fallback
@@ -37,6 +49,23 @@ export function parseRoute(pathname: string, search: string): Route {
     const sort = oneOf(QUEUE_SORTS, query.get('sort'), 'name')
     const dir = oneOf(['asc', 'desc'] as const, query.get('dir'), sort === 'name' ? 'asc' : 'desc')
     return { view: 'queues', sort, dir, search: query.get('q') ?? '' }
+  }
+  if (pathname === '/operations') return { view: 'operations', window: oneOf(WINDOWS, query.get('window'), '1h') }
+  if (pathname === '/consumer-groups') {
+    return {
+      view: 'consumer-groups',
+      threshold: thresholdOf(query),
+      lagging: query.get('lagging') === '1',
+      search: query.get('q') ?? '',
+    }
+  }
+  const group = /^\/consumer-groups\/([^/]+)$/.exec(pathname)
+  if (group?.[1] !== undefined) {
+    try {
+      return { view: 'consumer-group', name: decodeURIComponent(group[1]), threshold: thresholdOf(query) }
+    } catch {
+      return { view: 'not-found', path: pathname }
+    }
   }
   const queue = /^\/queues\/([^/]+)$/.exec(pathname)
   if (queue?.[1] !== undefined) {
@@ -66,6 +95,20 @@ export function hrefOf(route: Route): string {
       return `/queues/${encodeURIComponent(route.name)}`
     case 'not-found':
       return route.path
+    case 'operations':
+      return route.window === '1h' ? '/operations' : `/operations?window=${route.window}`
+    case 'consumer-groups': {
+      const query = new URLSearchParams()
+      if (route.threshold !== DEFAULT_LAG_THRESHOLD_S) query.set('threshold', String(route.threshold))
+      if (route.lagging) query.set('lagging', '1')
+      if (route.search !== '') query.set('q', route.search)
+      const text = query.toString()
+      return text === '' ? '/consumer-groups' : `/consumer-groups?${text}`
+    }
+    case 'consumer-group': {
+      const path = `/consumer-groups/${encodeURIComponent(route.name)}`
+      return route.threshold === DEFAULT_LAG_THRESHOLD_S ? path : `${path}?threshold=${route.threshold}`
+    }
   }
 }
 

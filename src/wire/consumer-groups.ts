@@ -56,3 +56,24 @@ export interface ConsumerGroupDeleteAnswer {
   deletedPartitions: number
   metadataDeleted: boolean
 }
+
+/** POST /api/v1/consumer-groups/:group/queues/:queue/seek. */
+export interface ConsumerGroupSeekAnswer {
+  success: true
+  consumerGroup: string
+  queueName: string
+  seekToEnd: boolean
+  targetTimestamp: Timestamp | null
+  partitionsUpdated: number
+}
+
+/** POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek. */
+export interface PartitionSeekAnswer {
+  success: true
+  consumerGroup: string
+  queueName: string
+  partitionName: string
+  updated: true
+  /** The cursor's new position in the partition's message sequence; null when it has no messages. */
+  cursorMovedTo: number | null
+}

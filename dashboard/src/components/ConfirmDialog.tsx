@@ -2,7 +2,7 @@
  * A modal confirmation (<dialog>, so focus stays inside and Escape cancels). Opens when `open` is set; the
  * confirm button runs `onConfirm`, whose error is shown in the dialog.
  */
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react'
 
 export function ConfirmDialog(props: {
   open: boolean
@@ -11,7 +11,10 @@ export function ConfirmDialog(props: {
   confirmLabel: string
   onConfirm: () => Promise<void>
   onClose: () => void
+  /** More than a sentence to show before confirming (a diff). */
+  children?: ReactNode
 }) {
+  const titleId = useId()
   const ref = useRef<HTMLDialogElement>(null)
   const [error, setError] = useState<string | undefined>()
   const [busy, setBusy] = useState(false)
@@ -39,9 +42,10 @@ export function ConfirmDialog(props: {
   }
 
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
       <p>{props.body}</p>
+      {props.children}
       {error !== undefined && (
         <p className="error" role="alert">
           {error}

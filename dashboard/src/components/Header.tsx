@@ -67,6 +67,19 @@ export function Header({ route }: { route: Route }) {
                 Queues
               </Link>
             </li>
+            <li>
+              <Link href="/operations" aria-current={route.view === 'operations' ? 'page' : undefined}>
+                Operations
+              </Link>
+            </li>
+            <li>
+              <Link
+                href="/consumer-groups"
+                aria-current={route.view === 'consumer-groups' || route.view === 'consumer-group' ? 'page' : undefined}
+              >
+                Consumer groups
+              </Link>
+            </li>
           </ul>
         </nav>
         <div className="header-tools">

@@ -8,9 +8,10 @@ import { apiGet } from '../api'
 import { DataTable, type Column } from '../components/DataTable'
 import { ErrorNote } from '../components/ErrorNote'
 import { Link } from '../components/Link'
+import { Tile, WindowNav } from '../components/Tiles'
 import { ThroughputChart } from '../components/ThroughputChart'
 import { formatCount, formatRate } from '../format'
-import { hrefOf, WINDOWS, type TimeWindow } from '../router'
+import { hrefOf, type TimeWindow } from '../router'
 import { useTheme } from '../theme'
 import { usePoll } from '../use-poll'
 
@@ -54,17 +55,7 @@ export function Overview({ span }: { span: TimeWindow }) {
     <>
       <div className="page-title">
         <h1>Overview</h1>
-        <nav aria-label="Time window" className="segmented">
-          {WINDOWS.map((option) => (
-            <Link
-              key={option}
-              href={hrefOf({ view: 'overview', window: option })}
-              aria-current={option === span ? 'true' : undefined}
-            >
-              {option}
-            </Link>
-          ))}
-        </nav>
+        <WindowNav current={span} hrefOf={(window) => hrefOf({ view: 'overview', window })} />
       </div>
       <ErrorNote error={error} />
       {status !== undefined && (
@@ -110,14 +101,5 @@ export function Overview({ span }: { span: TimeWindow }) {
         </>
       )}
     </>
-  )
-}
-
-function Tile({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="tile">
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
   )
 }

@@ -4,6 +4,7 @@
  * memory; neither queries PostgreSQL except `queen_db_healthy`'s round trip on the health probe's own connection.
  */
 import type { FastifyInstance } from 'fastify'
+import type { MetricsAnswer } from '../../../wire/index.js'
 
 const twoDecimals = (value: number) => Math.round(value * 100) / 100
 
@@ -33,7 +34,7 @@ export function registerMetricsRoutes(app: FastifyInstance): void {
       },
       // Microseconds of CPU time since the process started.
       cpu: { user: cpu.user, system: cpu.system },
-    }
+    } satisfies MetricsAnswer
   })
 
   app.get('/metrics/prometheus', async (_request, reply) => {
