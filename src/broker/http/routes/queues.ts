@@ -13,7 +13,7 @@ import { tenantOf } from '../tenant.js'
 import { parseConfigureBody } from '../validation/configure-body.js'
 import { queryInteger, queryValue, type Query } from '../validation/query.js'
 import { checkQueueName, checkText } from '../validation/rules.js'
-import type { QueueDetailAnswer, QueueListAnswer } from '../../../wire/index.js'
+import type { ConfigureAnswer, QueueDeleteAnswer, QueueDetailAnswer, QueueListAnswer } from '../../../wire/index.js'
 
 /** A text filter of the listing, checked like the names it is compared with (no `\u0000`). */
 const optionalText = (query: Query, name: string): string | null => {
@@ -47,7 +47,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
       task: configure.task,
       options: configure.echoedOptions,
       ...(configure.ignored.length > 0 ? { ignored: configure.ignored } : {}),
-    }
+    } satisfies ConfigureAnswer
   })
 
   app.delete('/api/v1/resources/queues/:queue', IGNORE_BODY, async (request) => {
@@ -55,7 +55,7 @@ export function registerQueueRoutes(app: FastifyInstance): void {
     const tenant = tenantOf(request)
     const queue = checkQueueName((request.params as { queue?: unknown }).queue, 'queue')
     const existed = await deleteQueue(broker, { tenant, queue })
-    return { deleted: true, queue, existed }
+    return { deleted: true, queue, existed } satisfies QueueDeleteAnswer
   })
 
   app.get('/api/v1/resources/queues', async (request) => {
