@@ -56,3 +56,29 @@ export interface ConsumerGroupDeleteAnswer {
   deletedPartitions: number
   metadataDeleted: boolean
 }
+
+/** POST /api/v1/consumer-groups/:group/queues/:queue/seek: every partition of the queue moved. */
+export interface ConsumerGroupSeekAnswer {
+  success: true
+  consumerGroup: string
+  queueName: string
+  seekToEnd: boolean
+  targetTimestamp: Timestamp | null
+  partitionsUpdated: number
+}
+
+/** POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek: one partition moved to its head. */
+export interface PartitionSeekAnswer {
+  success: true
+  consumerGroup: string
+  queueName: string
+  partitionName: string
+  updated: true
+  /** The cursor's new position, null when the partition holds no message. */
+  cursorMovedTo: number | null
+}
+
+/** POST /api/v1/stats/refresh: rows written per level, or skipped while another broker refreshes. */
+export type StatsRefreshAnswer =
+  | { skipped: true; reason: 'another_instance_running' }
+  | { partition: number; queue: number; namespace: number; task: number; system: number; cleanup: number }

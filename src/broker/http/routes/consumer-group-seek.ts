@@ -9,6 +9,7 @@ import { BrokerError, validationError } from '../../errors.js'
 import { seekConsumerGroup, seekPartitionToEnd } from '../../store/consumer-group-seek.js'
 import { tenantOf } from '../tenant.js'
 import { asObject, checkName, checkQueueName, checkTimestamp } from '../validation/rules.js'
+import type { ConsumerGroupSeekAnswer, PartitionSeekAnswer } from '../../../wire/index.js'
 
 interface SeekParams {
   group?: unknown
@@ -59,7 +60,7 @@ export function registerConsumerGroupSeekRoutes(app: FastifyInstance): void {
       seekToEnd: target.toEnd,
       targetTimestamp: timestamp ? timestamp.toISOString() : null,
       partitionsUpdated: row.partitions_updated,
-    }
+    } satisfies ConsumerGroupSeekAnswer
   })
 
   app.post('/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek', IGNORE_BODY, async (request) => {
@@ -77,6 +78,6 @@ export function registerConsumerGroupSeekRoutes(app: FastifyInstance): void {
       partitionName: partition,
       updated: true,
       cursorMovedTo: row.cursor_moved_to,
-    }
+    } satisfies PartitionSeekAnswer
   })
 }
