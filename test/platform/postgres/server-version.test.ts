@@ -1,7 +1,8 @@
 /**
  * The oldest PostgreSQL the broker runs on (src/platform/postgres/server-version.ts; docs/operations.md, "PostgreSQL
  * requirements"): the decision on version numbers as servers report them, and `queenctl serve` at boot against a real
- * server, which it accepts, and against a database of that server made to report 13.16, which it refuses.
+ * server, which it accepts, and against a database of that server made to report 13.16, which it refuses, at boot or
+ * when the server comes back after being unreachable at boot.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -11,6 +12,8 @@ import {
   serverVersionProblem,
 } from '../../../src/platform/postgres/server-version.js'
 import { connect, createEmptyDatabase, dropDatabase, pgEnv, startCli } from '../../support/cli-harness.js'
+import { serverConnection } from '../../support/database.js'
+import { startFaultProxy } from '../../support/fault-proxy.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterAll(async () => {
@@ -39,10 +42,50 @@ async function testServerFacts(database: string) {
   }
 }
 
+/**
+ * An empty database of the test server that reports PostgreSQL 13.16. A real server cannot be made older, but what it
+ * reports can be: the broker reads current_setting(), and a function of that name in a schema searched before
+ * pg_catalog answers in its place, on this database only.
+ */
+async function databaseReporting13(label: string): Promise<string> {
+  const database = await emptyDatabase(label)
+  const client = await connect(database)
+  try {
+    await client.query('CREATE SCHEMA reported')
+    await client.query(`
+      CREATE FUNCTION reported.current_setting(name text) RETURNS text LANGUAGE sql STABLE AS $$
+        SELECT CASE name WHEN 'server_version' THEN '13.16' WHEN 'server_version_num' THEN '130016'
+               ELSE pg_catalog.current_setting(name) END
+      $$`)
+    await client.query(`ALTER DATABASE ${database} SET search_path = reported, pg_catalog, public`)
+  } finally {
+    await client.end()
+  }
+  return database
+}
+
+/** Whether `database` has the broker's schema. */
+async function hasSchema(database: string): Promise<boolean> {
+  const client = await connect(database)
+  try {
+    const queen = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = 'queen'")
+    return queen.rowCount === 1
+  } finally {
+    await client.end()
+  }
+}
+
 /** `queenctl serve` on `database` of the test server, its spool in a folder of its own. */
-async function serve(database: string) {
+async function serve(database: string, env: Record<string, string> = {}) {
   return startCli(['serve'], {
-    env: { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: await spoolDir(), LOG_LEVEL: 'info' },
+    env: {
+      ...pgEnv(database),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      FILE_BUFFER_DIR: await spoolDir(),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
   })
 }
 
@@ -75,21 +118,7 @@ describe('the minimum PostgreSQL version', () => {
   })
 
   it('stops serve at boot, before any schema is applied, on a server that reports 13.16', async () => {
-    const database = await emptyDatabase('version_old')
-    // A real server cannot be made older, but what it reports can be: the broker reads current_setting(), and a
-    // function of that name in a schema searched before pg_catalog answers in its place on this database only.
-    const client = await connect(database)
-    try {
-      await client.query('CREATE SCHEMA reported')
-      await client.query(`
-        CREATE FUNCTION reported.current_setting(name text) RETURNS text LANGUAGE sql STABLE AS $$
-          SELECT CASE name WHEN 'server_version' THEN '13.16' WHEN 'server_version_num' THEN '130016'
-                 ELSE pg_catalog.current_setting(name) END
-        $$`)
-      await client.query(`ALTER DATABASE ${database} SET search_path = reported, pg_catalog, public`)
-    } finally {
-      await client.end()
-    }
+    const database = await databaseReporting13('version_old')
     const broker = await serve(database)
     try {
       const exit = await broker.exited(60_000)
@@ -99,12 +128,25 @@ describe('the minimum PostgreSQL version', () => {
     } finally {
       await broker.kill()
     }
-    const after = await connect(database)
+    expect(await hasSchema(database)).toBe(false)
+  })
+
+  it('checks the version of a server unreachable at boot when it comes back, and never becomes ready on 13.16', async () => {
+    const database = await databaseReporting13('version_late')
+    const { host, port } = serverConnection()
+    const proxy = await startFaultProxy({ host: host ?? '127.0.0.1', port: port ?? 5432 })
+    proxy.setMode('refuse')
+    const broker = await serve(database, { PG_PORT: String(proxy.port), DB_CONNECTION_TIMEOUT: '1000' })
     try {
-      const queen = await after.query("SELECT 1 FROM pg_namespace WHERE nspname = 'queen'")
-      expect(queen.rowCount).toBe(0)
+      const listening = await broker.waitFor(/\blistening\b.*\bhttp=([\d.]+):(\d+)/, 60_000)
+      const health = `http://${listening[1]}:${listening[2]}/health`
+      proxy.setMode('pass')
+      await broker.waitFor(/PostgreSQL 13\.16 is too old: 14 or newer is required/, 30_000)
+      expect((await fetch(health)).status).toBe(503)
+      expect(await hasSchema(database)).toBe(false)
     } finally {
-      await after.end()
+      await broker.kill()
+      await proxy.close()
     }
   })
 })
