@@ -7,6 +7,7 @@
 import { EXIT, UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'
 import { BadLineError, ndjsonLines, type NdjsonInput } from './ndjson-lines.js'
+import type { AckAnswer, AckResultItem } from '../wire/index.js'
 
 /** Statuses of `--status`. */
 export const ACK_STATUSES = ['completed', 'failed', 'dlq', 'retry'] as const
@@ -26,19 +27,6 @@ export interface AckItem {
   consumerGroup?: string
   status?: string
   error?: string
-}
-
-/** One ack result item (docs/http-api.md, "Ack result"). */
-export interface AckResultItem {
-  index?: number
-  transactionId?: string
-  success?: boolean
-  error?: string | null
-  queueName?: string
-  partitionName?: string
-  leaseReleased?: boolean | null
-  dlq?: boolean
-  alreadyAcked?: boolean
 }
 
 /** A failed ack; `line` is set for `ack --batch` input. */
@@ -69,7 +57,7 @@ function wireItem(item: AckItem): Record<string, string> {
 
 /** `POST /api/v1/ack`: the result item; a per-item failure is a UserError (exit 2) with the broker's text. */
 export async function ackOne(client: HttpClient, item: AckItem): Promise<AckResultItem> {
-  const answer = await client.post<AckResultItem[]>('/api/v1/ack', wireItem(item), { retry: false })
+  const answer = await client.post<AckAnswer>('/api/v1/ack', wireItem(item), { retry: false })
   const result = Array.isArray(answer) ? answer[0] : undefined
   if (result?.success !== true) {
     throw new UserError(`ack of ${item.transactionId} failed: ${result?.error ?? 'no answer for the item'}`, {
@@ -91,7 +79,7 @@ export async function ackItems(
   options: { consumerGroup?: string; lines?: readonly number[]; onFailure?: (failure: AckFailure) => void } = {},
 ): Promise<void> {
   if (items.length === 0) return
-  const answer = await client.post<AckResultItem[]>(
+  const answer = await client.post<AckAnswer>(
     '/api/v1/ack/batch',
     { acknowledgments: items.map(wireItem), consumerGroup: options.consumerGroup ?? null },
     { retry: false },

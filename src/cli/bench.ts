@@ -13,6 +13,7 @@ import { HttpRequestError, type HttpClient } from './http-client.js'
 import type { Column } from './output.js'
 import { popOnce } from './pop.js'
 import { queuePath } from './queues.js'
+import type { PushAnswer } from '../wire/index.js'
 
 /** What to run. */
 export interface BenchOptions {
@@ -61,8 +62,6 @@ export const BENCH_COLUMNS: Column<BenchPhase>[] = [
   { header: 'SECONDS', value: (row) => row.seconds.toFixed(3) },
   { header: 'MSG/S', value: (row) => Math.round(row.perSecond) },
 ]
-
-type PushAnswer = { status?: string; error?: string | null }[]
 
 /** Consecutive empty pops after which the consume phase gives up. */
 const EMPTY_POPS_ALLOWED = 3
@@ -113,7 +112,8 @@ export async function runBench(client: HttpClient, options: BenchOptions): Promi
         pushRequests += 1
         const refused = answer.find((item) => item.status !== 'queued')
         if (refused) {
-          throw new UserError(`push answered ${refused.status ?? 'nothing'}: ${refused.error ?? 'no error given'}`, {
+          const reason = 'error' in refused ? refused.error : undefined
+          throw new UserError(`push answered ${refused.status ?? 'nothing'}: ${reason ?? 'no error given'}`, {
             exitCode: EXIT.server,
             hint: 'bench measures PostgreSQL-backed pushes: check queenctl maintenance status and queenctl ping',
           })

@@ -7,10 +7,14 @@ import type { Column, Output } from './output.js'
 import type { HttpClient } from './http-client.js'
 import type { SeekTarget } from './times.js'
 
-import type { ConsumerGroupRow as GroupRow, LaggingPartitionRow as LaggingRow } from '../wire/index.js'
+import type {
+  ConsumerGroupRow as GroupRow,
+  ConsumerGroupSeekAnswer as SeekAnswer,
+  LaggingPartitionRow as LaggingRow,
+} from '../wire/index.js'
 
 /** The answers these commands read (src/wire/consumer-groups.ts). */
-export type { GroupRow, LaggingRow }
+export type { GroupRow, LaggingRow, SeekAnswer }
 
 export const GROUP_COLUMNS: Column<GroupRow>[] = [
   { header: 'GROUP', value: (row) => row.name },
@@ -38,16 +42,6 @@ export const LAGGING_COLUMNS: Column<LaggingRow>[] = [
 /** GET /api/v1/consumer-groups/lagging with a threshold in seconds (the broker's default is 3600). */
 export function fetchLagging(client: HttpClient, minSeconds: number | undefined): Promise<LaggingRow[]> {
   return client.get<LaggingRow[]>('/api/v1/consumer-groups/lagging', { query: { minLagSeconds: minSeconds } })
-}
-
-/** The answer of a queue seek. */
-export interface SeekAnswer {
-  success: boolean
-  consumerGroup: string
-  queueName: string
-  seekToEnd: boolean
-  targetTimestamp: string | null
-  partitionsUpdated: number
 }
 
 /** POST /api/v1/consumer-groups/:group/queues/:queue/seek. */

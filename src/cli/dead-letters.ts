@@ -9,29 +9,10 @@ import { formatAge, truncate } from './format.js'
 import { HttpRequestError, type HttpClient } from './http-client.js'
 import type { Column } from './output.js'
 import { parseTime } from './times.js'
+import type { DlqAnswer, DlqMessage, MessageDeleteAnswer } from '../wire/index.js'
 
-/** One DLQ entry as the broker lists it: a (message, group) the group gave up on. */
-export interface DeadLetter {
-  id: string
-  transactionId: string
-  partitionId: string
-  queue: string
-  partition: string
-  consumerGroup: string
-  errorMessage: string | null
-  retryCount: number
-  data: unknown
-  dataError?: string
-  producerSub: string | null
-  createdAt: string
-  failedAt: string
-}
-
-interface DeadLetterPage {
-  messages: DeadLetter[]
-  total?: number
-  pagination: { limit: number; offset: number }
-}
+/** One DLQ entry as the broker lists it: a (message, group) the group gave up on (src/wire/dlq.ts). */
+export type DeadLetter = DlqMessage
 
 /** The filter flags shared by dlq list, requeue and drain. */
 export const dlqFilterFlags = {
@@ -68,7 +49,7 @@ export async function fetchDeadLetters(
   filters: DlqFilters,
   page: { limit: number; offset: number },
 ): Promise<{ rows: DeadLetter[]; total: number | undefined }> {
-  const answer = await client.get<DeadLetterPage>('/api/v1/dlq', { query: { ...dlqQuery(filters), ...page } })
+  const answer = await client.get<DlqAnswer>('/api/v1/dlq', { query: { ...dlqQuery(filters), ...page } })
   return { rows: answer.messages, total: answer.total }
 }
 
@@ -165,7 +146,7 @@ export async function requeueDeadLetter(client: HttpClient, row: DeadLetter): Pr
 
 /** Deletes one message; `success:false` (already gone) is a failure of that row. */
 export async function deleteMessage(client: HttpClient, partitionId: string, transactionId: string): Promise<void> {
-  const answer = await client.delete<{ success: boolean; message: string }>(messagePath(partitionId, transactionId))
+  const answer = await client.delete<MessageDeleteAnswer>(messagePath(partitionId, transactionId))
   if (!answer.success) {
     throw new HttpRequestError(answer.message, { exitCode: EXIT.user, status: 200, code: 'not_found' })
   }

@@ -4,18 +4,14 @@
  */
 import { EXIT, UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'
+import type { LeaseExtendAnswer, LeaseExtendResult } from '../wire/index.js'
 
-/** The answer of a lease extension (the one item of the broker's array). */
-export interface LeaseExtension {
-  leaseId: string
-  success: boolean
-  error: string | null
-  expiresAt: string | null
-}
+/** The answer of a lease extension (the one item of the broker's array, src/wire/transaction.ts). */
+export type LeaseExtension = LeaseExtendResult
 
 /** `POST /api/v1/lease/:leaseId/extend`; an unknown or expired lease is a UserError (exit 2). */
 export async function extendLease(client: HttpClient, leaseId: string, seconds: number): Promise<LeaseExtension> {
-  const answer = await client.post<LeaseExtension[]>(
+  const answer = await client.post<LeaseExtendAnswer>(
     `/api/v1/lease/${encodeURIComponent(leaseId)}/extend`,
     { seconds },
     { retry: false },

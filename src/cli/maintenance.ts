@@ -9,6 +9,7 @@ import { HINT_CHANNEL } from '../broker/db/hint-channel.js'
 import { runQuery } from '../broker/db/run-query.js'
 import { EXIT, UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'
+import type { MaintenanceAnswer, MaintenanceSetAnswer, PopMaintenanceAnswer } from '../wire/index.js'
 
 /** Which flag: push-maintenance (pushes spooled) or pop-maintenance (pops answered 204). */
 export type MaintenanceKind = 'push' | 'pop'
@@ -45,29 +46,6 @@ export interface MaintenanceChange extends MaintenanceState {
   message: string
 }
 
-/** `GET /api/v1/system/maintenance`. */
-interface MaintenanceAnswer {
-  maintenanceMode: boolean
-  popMaintenanceMode: boolean
-  bufferedMessages: number
-  bufferHealthy: boolean
-  bufferStats?: { failedCount?: number; dbHealthy?: boolean }
-}
-
-/** `POST /api/v1/system/maintenance`. */
-interface PushSetAnswer {
-  maintenanceMode: boolean
-  bufferedMessages: number
-  bufferHealthy: boolean
-  message: string
-}
-
-/** `GET|POST /api/v1/system/maintenance/pop`. */
-interface PopAnswer {
-  popMaintenanceMode: boolean
-  message: string
-}
-
 const PUSH_PATH = '/api/v1/system/maintenance'
 const POP_PATH = '/api/v1/system/maintenance/pop'
 /** The maintenance routes are operator-only: a tenancy header would be refused with 403. */
@@ -88,7 +66,7 @@ export async function fetchMaintenance(client: HttpClient): Promise<MaintenanceS
 
 /** The pop flag alone (`status --pop`). */
 export async function fetchPopMaintenance(client: HttpClient): Promise<MaintenanceState> {
-  const answer = await client.get<PopAnswer>(POP_PATH, OPERATOR)
+  const answer = await client.get<PopMaintenanceAnswer>(POP_PATH, OPERATOR)
   return { pop: answer.popMaintenanceMode === true }
 }
 
@@ -113,7 +91,7 @@ export async function setMaintenance(
   const base = { mode: kind, enabled, changed, via: 'http' as const }
   if (options.dryRun) return { ...before, ...base, dryRun: true, message: plannedMessage(kind, enabled, changed) }
   if (kind === 'push') {
-    const answer = await client.post<PushSetAnswer>(PUSH_PATH, { enabled }, OPERATOR)
+    const answer = await client.post<MaintenanceSetAnswer>(PUSH_PATH, { enabled }, OPERATOR)
     const after = await fetchMaintenance(client)
     return {
       ...after,
@@ -125,7 +103,7 @@ export async function setMaintenance(
       message: answer.message,
     }
   }
-  const answer = await client.post<PopAnswer>(POP_PATH, { enabled }, OPERATOR)
+  const answer = await client.post<PopMaintenanceAnswer>(POP_PATH, { enabled }, OPERATOR)
   const after = await fetchMaintenance(client)
   return { ...after, pop: answer.popMaintenanceMode === true, ...base, dryRun: false, message: answer.message }
 }

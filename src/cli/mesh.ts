@@ -5,41 +5,10 @@
 import type { ChalkInstance } from 'chalk'
 import { formatAge, formatBytes, formatCount, formatDuration } from './format.js'
 import type { Column } from './output.js'
+import type { MeshAnswer, MeshPeer } from '../wire/index.js'
 
-/** The PEER_STATS a peer sends every 5 s (docs/operations.md). */
-export interface PeerStats {
-  version?: string
-  parkedPops?: number
-  spoolRecords?: number
-  spoolBytes?: number
-}
-
-export interface MeshPeer {
-  address: string
-  serverId: string | null
-  state: string
-  since: string | number | null
-  lastHeartbeatAt: string | number | null
-  rttMs: number | null
-  framesIn?: number
-  framesOut?: number
-  authFailures?: number
-  lastError?: string | null
-  /** The broker's own advice for this peer (never reachable, refused, restarted, no heartbeat). */
-  hint?: string | null
-  stats?: PeerStats | null
-}
-
-export interface MeshAnswer {
-  serverId: string
-  port: number
-  auth: 'hmac' | 'off'
-  listening: boolean
-  peersConfigured: number
-  peersConnected: number
-  peers: MeshPeer[]
-  inbound: { remoteAddress: string; serverId: string | null; since: string | number | null; framesIn: number }[]
-}
+/** The answer these commands read (src/wire/system.ts). */
+export type { MeshAnswer, MeshPeer }
 
 /** What a broker without peers answers in table mode. */
 export const NO_MESH = 'no mesh configured: this broker runs alone (QUEEN_MESH_PEERS unset)'
@@ -49,9 +18,9 @@ export function meshAbsent(answer: MeshAnswer): boolean {
   return answer.peersConfigured === 0 && answer.peers.length === 0
 }
 
-function since(value: string | number | null, now: number): number | null {
+function since(value: string | null, now: number): number | null {
   if (value === null) return null
-  const time = typeof value === 'number' ? value : Date.parse(value)
+  const time = Date.parse(value)
   return Number.isFinite(time) ? now - time : null
 }
 

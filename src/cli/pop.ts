@@ -7,6 +7,7 @@
 import { EXIT, UserError } from './errors.js'
 import { HttpRequestError, type HttpClient } from './http-client.js'
 import { parseTime } from './times.js'
+import type { PopAnswer, PopMessagesAnswer, PoppedMessage } from '../wire/index.js'
 
 /** What to pop from: a queue (optionally one partition), or the queues of a namespace and/or task. */
 export interface PopTarget {
@@ -50,32 +51,7 @@ export interface PoppedRow {
 }
 
 /** The outcome of one pop. */
-export type PopAnswer = { kind: 'messages'; rows: PoppedRow[] } | { kind: 'empty'; note?: string }
-
-/** A message of the pop envelope (docs/http-api.md, "Popped message"). */
-interface WireMessage {
-  transactionId?: string
-  traceId?: string | null
-  data?: unknown
-  producerSub?: string | null
-  createdAt?: string
-  partitionId?: string
-  partition?: string
-  leaseId?: string
-  consumerGroup?: string
-  queue?: string
-  retryCount?: number
-}
-
-interface PopEnvelope {
-  success?: boolean
-  error?: string | null
-  queue?: string
-  partition?: string
-  leaseId?: string | null
-  consumerGroup?: string
-  messages?: WireMessage[]
-}
+export type PopResult = { kind: 'messages'; rows: PoppedRow[] } | { kind: 'empty'; note?: string }
 
 /** Checks what the CLI can check before sending: a queue or a namespace/task, not both. */
 export function checkPopTarget(target: PopTarget): void {
@@ -117,7 +93,7 @@ export function popQuery(options: PopOptions): Record<string, string | number | 
   }
 }
 
-function toRow(message: WireMessage, envelope: PopEnvelope): PoppedRow {
+function toRow(message: PoppedMessage, envelope: PopMessagesAnswer): PoppedRow {
   return {
     queue: message.queue ?? envelope.queue ?? '',
     partition: message.partition ?? envelope.partition ?? '',
@@ -137,8 +113,9 @@ function toRow(message: WireMessage, envelope: PopEnvelope): PoppedRow {
  * The empty forms of docs/http-api.md, "Pop answer": nothing eligible (silent), a partition leased by another consumer
  * (a note), a partition that does not exist (a user error: it is never created by a pop).
  */
-function emptyOrFailure(envelope: PopEnvelope, target: PopTarget): PopAnswer {
-  switch (envelope.error) {
+function emptyOrFailure(envelope: PopAnswer, target: PopTarget): PopResult {
+  const error: string | null | undefined = 'error' in envelope ? envelope.error : undefined
+  switch (error) {
     case undefined:
     case null:
     case 'no_available_partition':
@@ -151,15 +128,15 @@ function emptyOrFailure(envelope: PopEnvelope, target: PopTarget): PopAnswer {
         hint: `queenctl partition list ${target.queue ?? 'QUEUE'} lists its partitions`,
       })
     default:
-      throw new UserError(envelope.error, { exitCode: EXIT.server, code: 'pop_failed' })
+      throw new UserError(error, { exitCode: EXIT.server, code: 'pop_failed' })
   }
 }
 
 /** Sends one pop. A 204 (pop-maintenance) is empty; `success:false` answers are sorted by emptyOrFailure. */
-export async function popOnce(client: HttpClient, options: PopOptions): Promise<PopAnswer> {
-  let envelope: PopEnvelope | undefined
+export async function popOnce(client: HttpClient, options: PopOptions): Promise<PopResult> {
+  let envelope: PopAnswer | undefined
   try {
-    envelope = await client.get<PopEnvelope | undefined>(popPath(options), {
+    envelope = await client.get<PopAnswer | undefined>(popPath(options), {
       query: popQuery(options),
       // The broker answers a long-poll before timeout + 1000 ms; the HTTP timeout covers the request itself.
       timeoutMs: client.options.timeoutMs + options.waitMs,
@@ -167,14 +144,16 @@ export async function popOnce(client: HttpClient, options: PopOptions): Promise<
     })
   } catch (error) {
     if (error instanceof HttpRequestError && error.status === 200 && typeof error.body === 'object') {
-      return emptyOrFailure(error.body as PopEnvelope, options)
+      return emptyOrFailure(error.body as PopAnswer, options)
     }
     throw error
   }
   if (envelope === undefined || typeof envelope !== 'object') return { kind: 'empty' }
   const messages = Array.isArray(envelope.messages) ? envelope.messages : []
   if (messages.length === 0) return emptyOrFailure(envelope, options)
-  return { kind: 'messages', rows: messages.map((message) => toRow(message, envelope)) }
+  // Only a messages answer carries messages.
+  const answer = envelope as PopMessagesAnswer
+  return { kind: 'messages', rows: messages.map((message) => toRow(message, answer)) }
 }
 
 /**

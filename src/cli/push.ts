@@ -13,6 +13,7 @@ import { EXIT, UserError } from './errors.js'
 import { HttpRequestError, type HttpClient } from './http-client.js'
 import { BadLineError, ndjsonLines, type InputLine, type NdjsonInput } from './ndjson-lines.js'
 import { PushItemBuilder, type PushItem, type PushItemOptions } from './push-items.js'
+import type { PushAnswer, PushResultItem } from '../wire/index.js'
 
 /** Default `--batch`. */
 export const DEFAULT_PUSH_BATCH = 100
@@ -65,13 +66,6 @@ export interface PushSettings extends PushItemOptions {
   onFailure?: (failure: PushFailure) => void
 }
 
-/** One push result item (docs/http-api.md, "Push result"). */
-interface PushAnswerItem {
-  status?: string
-  error?: string | null
-  transaction_id?: string
-}
-
 /** A batch: the items and the numbers of their lines. */
 interface Batch {
   items: PushItem[]
@@ -110,13 +104,17 @@ function pushedSoFar(result: PushResult, lastLine: number | undefined): string {
   return `the ${result.items} item(s) of lines 1-${lastLine} were pushed (${counts})`
 }
 
+/** A result item's error text (only a failed item has one). */
+const errorOf = (item: PushResultItem | undefined): string | undefined =>
+  typeof item === 'object' && 'error' in item ? item.error : undefined
+
 /** The broker's request-level error, with `items[i]` translated to the line it came from. */
 function requestFailure(error: HttpRequestError, batch: Batch, input: string, before: string): UserError {
   const index = /^items\[(\d+)\]/.exec(error.message)
   const line = index ? batch.lines[Number(index[1])] : undefined
   // A 503 from a full spool carries its reason per item; the first says it.
   const itemError = Array.isArray(error.body)
-    ? (error.body as PushAnswerItem[]).find((item) => typeof item.error === 'string')?.error
+    ? (error.body as PushAnswer).map(errorOf).find((text) => typeof text === 'string')
     : undefined
   const message = itemError ?? error.message
   const where =
@@ -131,7 +129,7 @@ function requestFailure(error: HttpRequestError, batch: Batch, input: string, be
 
 /** Tallies one request's answer into `result`. */
 function tally(result: PushResult, batch: Batch, answer: unknown, settings: PushSettings): void {
-  const items = Array.isArray(answer) ? (answer as PushAnswerItem[]) : []
+  const items = Array.isArray(answer) ? (answer as PushAnswer) : []
   batch.items.forEach((item, index) => {
     const answered = items[index]
     const status = answered?.status
@@ -143,7 +141,7 @@ function tally(result: PushResult, batch: Batch, answer: unknown, settings: Push
     const failure: PushFailure = {
       line: batch.lines[index] ?? 0,
       transactionId: item.transactionId,
-      error: answered?.error ?? (answered ? `status ${String(status)}` : 'no answer for this item'),
+      error: errorOf(answered) ?? (answered ? `status ${String(status)}` : 'no answer for this item'),
     }
     if (result.failures.length < KEPT_FAILURES) result.failures.push(failure)
     settings.onFailure?.(failure)

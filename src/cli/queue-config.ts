@@ -13,6 +13,7 @@ import {
 import { UserError } from './errors.js'
 import { parseDurationMs } from './flags.js'
 import type { HttpClient } from './http-client.js'
+import type { ConfigureAnswer, QueueDetailAnswer } from '../wire/index.js'
 
 /** How a flag's text becomes the option's number: seconds, milliseconds, or a plain integer. */
 type Unit = 'seconds' | 'ms' | 'integer' | 'boolean'
@@ -149,8 +150,9 @@ export interface StoredQueue {
 /** GET /api/v1/resources/queues/:queue; an unknown queue (404) is undefined. */
 export async function readStoredQueue(client: HttpClient, queue: string): Promise<StoredQueue | undefined> {
   try {
-    const answer = await client.get<StoredQueue>(`/api/v1/resources/queues/${encodeURIComponent(queue)}`)
-    return { namespace: answer.namespace, task: answer.task, options: answer.options }
+    const answer = await client.get<QueueDetailAnswer>(`/api/v1/resources/queues/${encodeURIComponent(queue)}`)
+    // The broker answers every stored option (queueOptionsOf); the wire types them loosely.
+    return { namespace: answer.namespace, task: answer.task, options: answer.options as QueueOptions }
   } catch (error) {
     if ((error as { status?: number }).status === 404) return undefined
     throw error
@@ -226,15 +228,8 @@ export function renderChanges(queue: string, plan: ConfigurePlan): string {
   return `${head}\n${plan.changes.map((change) => `  ${change.option}: ${show(change.old)} -> ${show(change.new)}`).join('\n')}\n`
 }
 
-/** POST /api/v1/configure. */
-export interface ConfigureAnswer {
-  configured: boolean
-  queue: string
-  namespace: string
-  task: string
-  options: Record<string, unknown>
-  ignored?: string[]
-}
+/** POST /api/v1/configure (src/wire/queue-config.ts). */
+export type { ConfigureAnswer }
 
 export function postConfigure(client: HttpClient, plan: ConfigurePlan): Promise<ConfigureAnswer> {
   return client.post<ConfigureAnswer>('/api/v1/configure', plan.body)

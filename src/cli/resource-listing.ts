@@ -3,6 +3,7 @@
  * /tasks (docs/http-api.md, "Resource listings"), one table shape for both.
  */
 import type { Column } from './output.js'
+import type { GroupedQueues } from '../wire/index.js'
 
 /** One namespace or task with its queue, partition and message counts. */
 export interface GroupedResourceRow {
@@ -14,15 +15,9 @@ export interface GroupedResourceRow {
   pending: number
 }
 
-interface WireGrouped {
-  queues: number
-  partitions: number
-  messages: { total: number; pending: number }
-}
-
 /** Flattens the broker's grouped rows, naming each by `key` (`namespace` or `task`). */
 export function groupedRows<K extends 'namespace' | 'task'>(
-  wire: readonly (WireGrouped & Record<K, string>)[],
+  wire: readonly (GroupedQueues & Record<K, string>)[],
   key: K,
 ): GroupedResourceRow[] {
   return wire.map((row) => ({

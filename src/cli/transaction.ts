@@ -7,13 +7,10 @@ import { readFile } from 'node:fs/promises'
 import { text } from 'node:stream/consumers'
 import { UserError } from './errors.js'
 import type { HttpClient } from './http-client.js'
+import type { TransactionAnswer } from '../wire/index.js'
 
-/** A committed transaction's answer. */
-export interface TransactionResult {
-  transactionId?: string
-  success?: boolean
-  results?: unknown[]
-}
+/** A transaction's answer (src/wire/transaction.ts). */
+export type TransactionResult = TransactionAnswer
 
 /** Reads `-f FILE` (or stdin for `-`) as one JSON object. */
 export async function readTransaction(file: string, stdin: NodeJS.ReadableStream): Promise<Record<string, unknown>> {

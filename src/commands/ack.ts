@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
-import { ACK_STATUSES, ackInput, ackOne, type AckOutcome, type AckResultItem } from '../cli/ack.js'
+import { ACK_STATUSES, ackInput, ackOne, type AckOutcome } from '../cli/ack.js'
+import type { AckResultItem } from '../wire/index.js'
 import { EXIT, UserError } from '../cli/errors.js'
 import { HttpCommand } from '../cli/http-command.js'
 import { openNdjsonInput } from '../cli/ndjson-lines.js'

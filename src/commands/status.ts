@@ -1,32 +1,9 @@
 import { Args } from '@oclif/core'
 import { HttpCommand } from '../cli/http-command.js'
 import { renderDetail, type Column } from '../cli/output.js'
-import type { MessageCounters } from '../cli/queues.js'
+import type { MessageCounters, PartitionStatus, QueueStatusAnswer, StatusAnswer } from '../wire/index.js'
 
-/** The parts of GET /api/v1/status this summary shows. */
-interface Overview {
-  messages: MessageCounters
-  queues: { name: string; partitions: number; totalConsumed: number }[]
-  leases: { active: number }
-  deadLetterQueue: { totalMessages: number }
-  workers: { serverId: string; hostname: string; lastSeen: string }[]
-  statsAge: number | null
-}
-
-/** The parts of GET /api/v1/status/queues/:queue this summary shows. */
-interface QueueStatus {
-  queue: { name: string; namespace: string; task: string; config: Record<string, unknown> }
-  partitions: {
-    name: string
-    messages: { pending: number; processing: number; completed: number; failed: number; deadLetter: number }
-    lastActivity: string
-  }[]
-  totals: { total: number; pending: number; processing: number; completed: number; failed: number; deadLetter: number }
-}
-
-type PartitionRow = QueueStatus['partitions'][number]
-
-const PARTITION_COLUMNS: Column<PartitionRow>[] = [
+const PARTITION_COLUMNS: Column<PartitionStatus>[] = [
   { header: 'PARTITION', value: (row) => row.name },
   { header: 'PENDING', value: (row) => row.messages.pending },
   { header: 'PROCESSING', value: (row) => row.messages.processing },
@@ -50,7 +27,7 @@ export default class Status extends HttpCommand {
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     if (args.queue !== undefined) {
-      const status = await client.get<QueueStatus>(`/api/v1/status/queues/${encodeURIComponent(args.queue)}`)
+      const status = await client.get<QueueStatusAnswer>(`/api/v1/status/queues/${encodeURIComponent(args.queue)}`)
       if (out.tabular) {
         out.write(
           `${renderDetail({ queue: status.queue.name, namespace: status.queue.namespace, task: status.queue.task, ...counters(status.totals) })}\n`,
@@ -59,7 +36,7 @@ export default class Status extends HttpCommand {
       } else out.detail({}, status)
       return status
     }
-    const status = await client.get<Overview>('/api/v1/status')
+    const status = await client.get<StatusAnswer>('/api/v1/status')
     out.detail(
       {
         queues: status.queues.length,
@@ -79,7 +56,7 @@ export default class Status extends HttpCommand {
 }
 
 /** The six counters of a totals object (the broker also nests a copy under `messages`). */
-function counters(totals: QueueStatus['totals']): Record<string, number> {
+function counters(totals: MessageCounters): Record<string, number> {
   const { total, pending, processing, completed, failed, deadLetter } = totals
   return { total, pending, processing, completed, failed, deadLetter }
 }

@@ -57,7 +57,7 @@ export interface ConsumerGroupDeleteAnswer {
   metadataDeleted: boolean
 }
 
-/** POST /api/v1/consumer-groups/:group/queues/:queue/seek. */
+/** POST /api/v1/consumer-groups/:group/queues/:queue/seek: every partition of the queue moved. */
 export interface ConsumerGroupSeekAnswer {
   success: true
   consumerGroup: string
@@ -67,13 +67,18 @@ export interface ConsumerGroupSeekAnswer {
   partitionsUpdated: number
 }
 
-/** POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek. */
+/** POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek: one partition moved to its head. */
 export interface PartitionSeekAnswer {
   success: true
   consumerGroup: string
   queueName: string
   partitionName: string
   updated: true
-  /** The cursor's new position in the partition's message sequence; null when it has no messages. */
+  /** The cursor's new position, null when the partition holds no message. */
   cursorMovedTo: number | null
 }
+
+/** POST /api/v1/stats/refresh: rows written per level, or skipped while another broker refreshes. */
+export type StatsRefreshAnswer =
+  | { skipped: true; reason: 'another_instance_running' }
+  | { partition: number; queue: number; namespace: number; task: number; system: number; cleanup: number }

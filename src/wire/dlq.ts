@@ -8,7 +8,8 @@ export interface DlqMessage {
   partitionId: string
   queue: string
   partition: string
-  consumerGroup: string | null
+  /** The group that gave up on it (`__QUEUE_MODE__` for queue mode). */
+  consumerGroup: string
   errorMessage: string | null
   retryCount: number
   data: unknown

@@ -118,23 +118,3 @@ export interface ResourceOverviewAnswer {
   timestamp: Timestamp
   statsAge: number
 }
-
-/** POST /api/v1/configure: what was stored; `options` echoes what the request sent. */
-export interface ConfigureAnswer {
-  configured: true
-  queueId: string
-  partitionId: string
-  queue: string
-  namespace: string
-  task: string
-  options: Record<string, unknown>
-  /** Legacy keys accepted and not stored; absent when none. */
-  ignored?: string[]
-}
-
-/** DELETE /api/v1/resources/queues/:queue. */
-export interface QueueDeleteAnswer {
-  deleted: true
-  queue: string
-  existed: boolean
-}

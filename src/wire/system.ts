@@ -51,6 +51,18 @@ export interface BuffersAnswer {
 /** A mesh link's state (docs/operations.md, "The mesh"). */
 export type PeerState = 'connected' | 'connecting' | 'backoff' | 'self' | 'refused'
 
+/** What a peer last told about itself in its PEER_STATS frame (docs/operations.md, "Frame types"). */
+export interface PeerStats {
+  version: string
+  parkedPops: number
+  spoolRecords: number
+  spoolBytes: number
+  poolTotal: number
+  poolIdle: number
+  poolWaiting: number
+  rates: { push: number; pop: number; ack: number }
+}
+
 /** One configured peer of GET /api/v1/system/mesh. */
 export interface MeshPeer {
   address: string
@@ -66,7 +78,10 @@ export interface MeshPeer {
   restarts: number
   everConnected: boolean
   alive: boolean
+  /** The broker's own advice for this peer (never reachable, refused, restarted, no heartbeat). */
   hint: string | null
+  /** Null until the peer's first PEER_STATS frame. */
+  stats: PeerStats | null
 }
 
 /** One authenticated inbound mesh connection. */
@@ -81,7 +96,8 @@ export interface MeshInbound {
 export interface MeshAnswer {
   serverId: string
   port: number
-  auth: string
+  /** `off` is open mode. */
+  auth: 'hmac' | 'off'
   listening: boolean
   peersConfigured: number
   peersConnected: number

@@ -4,7 +4,7 @@
  */
 import { Chalk } from 'chalk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { meshColumns, meshHints, meshSummary, type MeshAnswer } from '../../src/cli/mesh.js'
+import { meshColumns, meshHints, meshSummary, type MeshAnswer, type MeshPeer } from '../../src/cli/mesh.js'
 import { renderTable } from '../../src/cli/output.js'
 import MeshStatus from '../../src/commands/mesh/status.js'
 import { http, startTestBroker, type TestBroker } from '../support/broker.js'
@@ -49,6 +49,26 @@ describe('queenctl mesh status against a broker without peers', () => {
   })
 })
 
+/** A peer as GET /api/v1/system/mesh answers it: a peer never heard from, with `fields` over it. */
+function peer(fields: Partial<MeshPeer> & Pick<MeshPeer, 'address' | 'state'>): MeshPeer {
+  return {
+    serverId: null,
+    since: null,
+    lastHeartbeatAt: null,
+    rttMs: null,
+    framesIn: 0,
+    framesOut: 0,
+    authFailures: 0,
+    lastError: null,
+    restarts: 0,
+    everConnected: false,
+    alive: false,
+    hint: null,
+    stats: null,
+    ...fields,
+  }
+}
+
 describe('the mesh status table', () => {
   const now = Date.parse('2026-12-02T12:00:00Z')
   const answer: MeshAnswer = {
@@ -59,15 +79,8 @@ describe('the mesh status table', () => {
     peersConfigured: 3,
     peersConnected: 2,
     peers: [
-      {
-        address: 'queen-0.queen-mesh:6633',
-        serverId: 'queen-0',
-        state: 'self',
-        since: null,
-        lastHeartbeatAt: null,
-        rttMs: null,
-      },
-      {
+      peer({ address: 'queen-0.queen-mesh:6633', serverId: 'queen-0', state: 'self' }),
+      peer({
         address: 'queen-1.queen-mesh:6633',
         serverId: 'queen-1',
         state: 'connected',
@@ -76,20 +89,20 @@ describe('the mesh status table', () => {
         rttMs: 0.4,
         framesIn: 1520,
         framesOut: 1498,
-        authFailures: 0,
-        lastError: null,
-        stats: { parkedPops: 12, spoolRecords: 0, spoolBytes: 0 },
-      },
-      {
-        address: 'queen-2.queen-mesh:6633',
-        serverId: null,
-        state: 'backoff',
-        since: null,
-        lastHeartbeatAt: null,
-        rttMs: null,
-        authFailures: 3,
-        lastError: 'bad hmac',
-      },
+        everConnected: true,
+        alive: true,
+        stats: {
+          version: '0.1.0',
+          parkedPops: 12,
+          spoolRecords: 0,
+          spoolBytes: 0,
+          poolTotal: 10,
+          poolIdle: 8,
+          poolWaiting: 0,
+          rates: { push: 0, pop: 0, ack: 0 },
+        },
+      }),
+      peer({ address: 'queen-2.queen-mesh:6633', state: 'backoff', authFailures: 3, lastError: 'bad hmac' }),
     ],
     inbound: [],
   }
@@ -112,7 +125,7 @@ describe('the mesh status table', () => {
     expect(meshSummary({ ...answer, auth: 'off' }, chalk)).toContain('auth off (open mode)')
     expect(meshHints(answer)).toEqual(['authentication failures: QUEEN_SYNC_SECRET differs between replicas'])
     const disconnected = answer.peers.map((peer) =>
-      peer.state === 'connected' ? { ...peer, state: 'connecting' } : peer,
+      peer.state === 'connected' ? { ...peer, state: 'connecting' as const } : peer,
     )
     expect(meshHints({ ...answer, peers: disconnected })[0]).toBe(
       'no peer is connected: check that port 6633 is TCP in the Services and NetworkPolicies and reachable from every replica',

@@ -1,5 +1,5 @@
 /**
- * Fails any test that leaves a broker, pool or background service running (docs/conventions.md, "Tests"): resources a
+ * Fails any test that leaves a broker, pool or background job running (docs/conventions.md, "Tests"): resources a
  * test opened must be closed when it ends, and resources of beforeAll hooks when the file ends.
  */
 import { afterAll, afterEach, expect } from 'vitest'

@@ -13,6 +13,7 @@ import { classifyPgError, DatabaseUnavailableError } from '../../platform/postgr
 import { MicroBatcher } from './micro-batcher.js'
 import type { WakeMarks } from './pop-waiters.js'
 import type { BrokerEvents } from '../observe/broker-events.js'
+import type { AckResultItem } from '../../wire/index.js'
 
 /** Normalised ack status. */
 export type AckStatus = 'completed' | 'failed' | 'dlq' | 'retry'
@@ -30,18 +31,10 @@ export interface AckItem {
 /** An acknowledgement with the tenant it acts for: a partition of another tenant answers "not found". */
 type TenantAckItem = AckItem & { tenant: string }
 
-/** The result of one acknowledgement (docs/http-api.md, "Ack result", before wire naming). */
-export interface AckOutcome {
-  transactionId: string
-  success: boolean
-  error: string | null
-  queueName: string | null
-  partitionName: string | null
-  leaseReleased: boolean | null
+/** The result of one acknowledgement: the ack result of src/wire/ack.ts before it is numbered, and `drained`. */
+export type AckOutcome = Omit<AckResultItem, 'index'> & {
   /** The released lease left nothing behind it in the partition (whole-lease acks only). */
   drained: boolean
-  dlq: boolean
-  alreadyAcked: boolean
 }
 
 interface AckRow {

@@ -13,6 +13,7 @@ import { retryOnConflict } from '../../platform/postgres/retry.js'
 import type { AckEngine, AckItem, AckListener } from './ack-engine.js'
 import type { PushEngine, PushListener } from './push-engine.js'
 import type { PushItem } from './push-item.js'
+import type { TransactionAnswer, TransactionOpResult } from '../../wire/index.js'
 
 /**
  * What may refuse a transaction before it runs (docs/semantics.md, "Transactions": transactions never overtake the
@@ -26,35 +27,8 @@ export interface TransactionGuards {
 /** One operation of a transaction, validated. */
 export type TransactionOperation = { type: 'push'; items: PushItem[] } | { type: 'ack'; item: AckItem }
 
-/** Per-op results on the wire (docs/http-api.md, "Transaction"). */
-export type TransactionOpResult =
-  | {
-      index: number
-      type: 'push'
-      success: true
-      transactionId: string
-      messageId: string
-      partitionId: string
-      queueName: string
-      duplicate: boolean
-    }
-  | {
-      index: number
-      type: 'ack'
-      success: boolean
-      transactionId: string
-      error: string | null
-      dlq: boolean
-      alreadyAcked: boolean
-    }
-
-/** The answer of a transaction. */
-export interface TransactionAnswer {
-  transactionId: string
-  success: boolean
-  error?: string
-  results: TransactionOpResult[]
-}
+/** Per-op results and the answer on the wire (src/wire/transaction.ts). */
+export type { TransactionAnswer, TransactionOpResult }
 
 class TransactionFailure extends Error {
   readonly results: TransactionOpResult[]

@@ -14,7 +14,7 @@ import {
   runHousekeepingCycle,
   type DeleteRow,
   type HousekeepingJobOptions,
-  type MaintenanceStep,
+  type HousekeepingStep,
 } from './housekeeping-cycle.js'
 
 const JOB = 'eviction'
@@ -25,7 +25,7 @@ export function evictionJob(options: HousekeepingJobOptions): HousekeepingJob {
   const batchSize = checkSetting(JOB, 'evictionBatchSize', config.evictionBatchSize, 1)
   const intervalMs = config.evictionIntervalMs
   const log = options.log.child({ component: `jobs.${JOB}` })
-  const steps: MaintenanceStep[] = [
+  const steps: HousekeepingStep[] = [
     {
       name: 'eviction',
       batch: async (client, from) =>

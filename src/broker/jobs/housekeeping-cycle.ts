@@ -79,7 +79,7 @@ export interface StepResult {
 }
 
 /** One step of a cycle: a batch function run inside the job's locked transaction. */
-export interface MaintenanceStep {
+export interface HousekeepingStep {
   name: string
   batch(client: pg.PoolClient, resumeFrom: string | null): Promise<StepResult>
 }
@@ -149,7 +149,7 @@ export function deleteBatchResult(kind: RetentionKind, rows: DeleteRow[]): StepR
 }
 
 /**
- * A housekeeping job as a background service: the loop of background-loop.ts, plus a stop that ends the
+ * A housekeeping job: the background loop of background-loop.ts, plus a stop that ends the
  * running cycle after its current batch instead of waiting up to half an interval for it.
  */
 export class HousekeepingJob implements BackgroundJob {
@@ -190,7 +190,7 @@ export async function runHousekeepingCycle(args: {
   job: string
   pool: pg.Pool
   lockKey: number
-  steps: MaintenanceStep[]
+  steps: HousekeepingStep[]
   budgetMs: number
   log: Logger
   onDeleted?: (deletion: RetentionDeletion) => void

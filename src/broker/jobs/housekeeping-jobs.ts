@@ -1,5 +1,5 @@
 /**
- * The deleting housekeeping jobs (docs/semantics.md, "Retention, eviction and cleanup") as background services, for the
+ * The deleting housekeeping jobs (docs/semantics.md, "Retention, eviction and cleanup") as background jobs, for the
  * server to start and stop with the others: the retention cycle and the eviction cycle. Counts reach metrics through
  * the callbacks: `onDeleted` per (batch, queue, kind) for `queen_retention_deleted_total` (and, with `deadLettered`,
  * `queen_messages_dead_lettered_total`), `onRun` per cycle for `queen_job_runs_total` and `queen_job_duration_seconds`.

@@ -16,7 +16,7 @@ import {
   runHousekeepingCycle,
   type DeleteRow,
   type HousekeepingJobOptions,
-  type MaintenanceStep,
+  type HousekeepingStep,
   type RetentionDeletion,
   type StepResult,
 } from './housekeeping-cycle.js'
@@ -37,7 +37,7 @@ async function countBatch(
 
 /** The steps of one retention cycle, in order. */
 export function retentionSteps(batchSize: number, partitionCleanupDays: number, metricsRetentionDays: number) {
-  const steps: MaintenanceStep[] = [
+  const steps: HousekeepingStep[] = [
     {
       name: 'retention',
       batch: async (client, from) =>

@@ -189,7 +189,11 @@ async function configuredDatabase(config: DatabaseConfig, log: Logger): Promise<
         : new BootError(`schema apply failed: ${(error as Error).message}`, 2, { cause: error })
     }
     log.warn({ err: error }, 'schema deferred')
-    deferredSchema = () => prepareSchema(config, settings, log)
+    // A server unreachable at boot has not had its version checked either: check it first when it returns.
+    deferredSchema = async () => {
+      if (!embedded) await describeServer(settings, log)
+      await prepareSchema(config, settings, log)
+    }
   }
   return { pool: createPool(settings), connection: clientConfig(settings), embedded, deferredSchema }
 }

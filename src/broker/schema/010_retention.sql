@@ -1,4 +1,4 @@
--- 010_retention: the maintenance cycles that delete (docs/semantics.md, "Retention, eviction and cleanup";
+-- 010_retention: the housekeeping cycles that delete (docs/semantics.md, "Retention, eviction and cleanup";
 -- docs/reliability.md, "Hazards", H29): retention of expired messages, retention of completed messages, eviction
 -- after maxWaitTimeSeconds, the purges (dedup entries, expired leases, per-minute history), the repair of cursors left
 -- below emptied ranges, and the cleanup of inactive partitions.
@@ -16,6 +16,9 @@
 -- a replica whose first batch does not get it skips the cycle, and one whose later batch does not get it
 -- leaves the rest of the cycle to the replica that took it. The row locks below make concurrent runs
 -- safe anyway.
+--
+-- queen.maintenance_delete keeps its first name, which predates the word "housekeeping" (docs/conventions.md,
+-- "Naming"): renaming a function replicas call would break the ones still running during a rolling upgrade.
 --
 -- Locking: the canonical order of 001. queen.maintenance_delete plans a batch of partitions and looks for
 -- deletable messages without locks; then it locks the rows of the capped queues of the partitions with
@@ -203,7 +206,7 @@ BEGIN
     RETURN v_result;
   END IF;
 
-  RAISE EXCEPTION 'unknown maintenance kind %', p_kind;
+  RAISE EXCEPTION 'unknown housekeeping kind %', p_kind;
 END;
 $fn$;
 
@@ -335,10 +338,10 @@ DECLARE
   r_letters integer[] := '{}';
 BEGIN
   IF p_kind IS NULL OR p_kind NOT IN ('retention', 'completed', 'eviction') THEN
-    RAISE EXCEPTION 'unknown maintenance kind %', p_kind;
+    RAISE EXCEPTION 'unknown housekeeping kind %', p_kind;
   END IF;
   IF p_limit IS NULL OR p_limit < 1 THEN
-    RAISE EXCEPTION 'maintenance batch size must be >= 1';
+    RAISE EXCEPTION 'housekeeping batch size must be >= 1';
   END IF;
 
   -- 1. Plan: partitions of queues where the kind is on, whose oldest message is due.

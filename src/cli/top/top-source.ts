@@ -6,6 +6,7 @@
 import type { HttpClient } from '../http-client.js'
 import type { RouteRequest } from './routes.js'
 import type { MaintenanceKind } from './view-state.js'
+import type { MaintenanceSetAnswer, PopMaintenanceAnswer } from './wire.js'
 
 /** The dashboard's access to a broker. */
 export interface TopSource {
@@ -27,7 +28,11 @@ export function httpSource(client: HttpClient): TopSource {
     server: client.server,
     fetch: (request) => client.get(request.path, { query: request.query, tenant: request.tenant, retry: false }),
     async setMaintenance(kind, enabled) {
-      const answer = await client.post<{ message?: unknown }>(MAINTENANCE_PATHS[kind], { enabled }, { tenant: false })
+      const answer = await client.post<MaintenanceSetAnswer | PopMaintenanceAnswer>(
+        MAINTENANCE_PATHS[kind],
+        { enabled },
+        { tenant: false },
+      )
       return typeof answer.message === 'string' ? answer.message : `${kind}-maintenance ${enabled ? 'on' : 'off'}`
     },
   }

@@ -2,14 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { confirmByName } from '../../cli/confirm.js'
 import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
-
-interface DeleteAnswer {
-  success: boolean
-  consumerGroup: string
-  queueName?: string
-  deletedPartitions: number
-  metadataDeleted: boolean
-}
+import type { ConsumerGroupDeleteAnswer } from '../../wire/index.js'
 
 export default class CgDelete extends HttpCommand {
   static override summary = "Delete a consumer group's positions (everywhere, or on one queue)"
@@ -55,7 +48,7 @@ export default class CgDelete extends HttpCommand {
     const client = await this.httpClient(flags)
     const base = `/api/v1/consumer-groups/${encodeURIComponent(args.group)}`
     const path = flags.queue ? `${base}/queues/${encodeURIComponent(flags.queue)}` : base
-    const answer = await client.delete<DeleteAnswer>(path, { query: { deleteMetadata: flags.metadata } })
+    const answer = await client.delete<ConsumerGroupDeleteAnswer>(path, { query: { deleteMetadata: flags.metadata } })
     out.confirm(`deleted consumer ${where}: ${answer.deletedPartitions} partition position(s)`)
     if (!out.tabular) out.detail({}, answer)
     return answer

@@ -3,18 +3,7 @@ import { EXIT, UserError } from '../../cli/errors.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import type { Column } from '../../cli/output.js'
 
-/** One partition of GET /api/v1/consumer-groups/:group. */
-interface GroupPartition {
-  partition: string
-  workerId: string | null
-  lastConsumedAt: string | null
-  totalConsumed: number
-  offsetLag: number
-  timeLagSeconds: number
-  leaseActive: boolean
-}
-
-type GroupDetail = Record<string, { partitions: GroupPartition[] }>
+import type { ConsumerGroupDetailAnswer, GroupPartition } from '../../wire/index.js'
 
 type Row = GroupPartition & { queue: string }
 
@@ -40,12 +29,12 @@ export default class CgDescribe extends HttpCommand {
 
   static override args = { group: Args.string({ description: 'consumer group', required: true }) }
 
-  async run(): Promise<GroupDetail> {
+  async run(): Promise<ConsumerGroupDetailAnswer> {
     const { args, flags } = await this.parse(CgDescribe)
     const out = this.output(flags)
     const detail = await (
       await this.httpClient(flags)
-    ).get<GroupDetail>(`/api/v1/consumer-groups/${encodeURIComponent(args.group)}`)
+    ).get<ConsumerGroupDetailAnswer>(`/api/v1/consumer-groups/${encodeURIComponent(args.group)}`)
     const rows: Row[] = Object.entries(detail).flatMap(([queue, entry]) =>
       entry.partitions.map((partition) => ({ queue, ...partition })),
     )

@@ -1,6 +1,5 @@
 import { HttpCommand } from '../../cli/http-command.js'
-
-type RefreshAnswer = { skipped: true; reason: string } | Record<string, number>
+import type { StatsRefreshAnswer } from '../../wire/index.js'
 
 export default class CgRefreshStats extends HttpCommand {
   static override summary = 'Recompute the statistics snapshot (queue, partition and group counters) now'
@@ -14,10 +13,10 @@ export default class CgRefreshStats extends HttpCommand {
     '<%= config.bin %> cg refresh-stats --server http://queen-0.queen:6632 --output json',
   ]
 
-  async run(): Promise<RefreshAnswer> {
+  async run(): Promise<StatsRefreshAnswer> {
     const { flags } = await this.parse(CgRefreshStats)
     const out = this.output(flags)
-    const answer = await (await this.httpClient(flags)).post<RefreshAnswer>('/api/v1/stats/refresh', undefined)
+    const answer = await (await this.httpClient(flags)).post<StatsRefreshAnswer>('/api/v1/stats/refresh', undefined)
     if ('skipped' in answer) out.confirm('another broker instance is refreshing the statistics already')
     else out.confirm('statistics refreshed')
     out.detail(answer, answer)

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core'
 import { collectDeadLetters, messagePath } from '../../cli/dead-letters.js'
 import { EXIT, UserError } from '../../cli/errors.js'
 import { HttpCommand } from '../../cli/http-command.js'
+import type { MessageDetailAnswer } from '../../wire/index.js'
 
 /** The DLQ view of one message: its entries per group and, while it exists, its state. */
 type DeadLetterDetail = {
@@ -40,7 +41,7 @@ export default class DlqDescribe extends HttpCommand {
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     const message = await client
-      .get<{ queue: string; status: string }>(messagePath(args.partitionId, args.transactionId))
+      .get<MessageDetailAnswer>(messagePath(args.partitionId, args.transactionId))
       .catch((error: { status?: number }) => {
         if (error.status === 404) return undefined
         throw error

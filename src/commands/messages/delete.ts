@@ -4,6 +4,7 @@ import { EXIT } from '../../cli/errors.js'
 import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { messageArgs, type MessageDetail } from '../../cli/messages.js'
+import type { MessageDeleteAnswer } from '../../wire/index.js'
 
 export default class MessagesDelete extends HttpCommand {
   static override summary = 'Delete one message with its DLQ entries and traces'
@@ -53,7 +54,7 @@ export default class MessagesDelete extends HttpCommand {
       action: `delete message ${args.transactionId}`,
       retry: `queenctl messages delete ${args.partitionId} ${args.transactionId} --yes`,
     })
-    const answer = await client.delete<{ success: boolean; message: string }>(path)
+    const answer = await client.delete<MessageDeleteAnswer>(path)
     out.confirm(
       answer.success ? `deleted message ${args.transactionId}` : `message ${args.transactionId} did not exist`,
     )

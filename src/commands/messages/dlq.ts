@@ -5,6 +5,7 @@ import { EXIT } from '../../cli/errors.js'
 import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { messageArgs, type MessageDetail } from '../../cli/messages.js'
+import type { MessageDlqAnswer } from '../../wire/index.js'
 
 export default class MessagesDlq extends HttpCommand {
   static override summary = 'Move one message to the DLQ for a consumer group'
@@ -61,7 +62,7 @@ export default class MessagesDlq extends HttpCommand {
     const body: Record<string, string> = {}
     if (flags.cg !== undefined) body.consumerGroup = flags.cg
     if (flags.error !== undefined) body.error = flags.error
-    const answer = await client.post<Record<string, unknown>>(`${path}/dlq`, body)
+    const answer = await client.post<MessageDlqAnswer>(`${path}/dlq`, body)
     out.confirm(`moved message ${args.transactionId} to the DLQ for ${group}`)
     if (!out.tabular) out.detail({}, answer)
     return answer

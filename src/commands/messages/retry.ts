@@ -2,15 +2,7 @@ import { Flags } from '@oclif/core'
 import { messagePath } from '../../cli/dead-letters.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { messageArgs } from '../../cli/messages.js'
-
-interface RetryAnswer {
-  success: boolean
-  partitionId: string
-  transactionId: string
-  consumerGroups: string[]
-  requeued: number
-  newTransactionId?: string
-}
+import type { MessageRetryAnswer } from '../../wire/index.js'
 
 export default class MessagesRetry extends HttpCommand {
   static override summary = 'Take one message out of the DLQ and deliver it again'
@@ -30,12 +22,15 @@ export default class MessagesRetry extends HttpCommand {
     }),
   }
 
-  async run(): Promise<RetryAnswer> {
+  async run(): Promise<MessageRetryAnswer> {
     const { args, flags } = await this.parse(MessagesRetry)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     const body = flags.cg === undefined ? {} : { consumerGroup: flags.cg }
-    const answer = await client.post<RetryAnswer>(messagePath(args.partitionId, args.transactionId, '/retry'), body)
+    const answer = await client.post<MessageRetryAnswer>(
+      messagePath(args.partitionId, args.transactionId, '/retry'),
+      body,
+    )
     out.confirm(
       `requeued message ${args.transactionId} for ${answer.consumerGroups.join(', ')}` +
         (answer.newTransactionId ? ` as ${answer.newTransactionId}` : ''),

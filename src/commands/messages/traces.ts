@@ -1,6 +1,7 @@
 import { messagePath } from '../../cli/dead-letters.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { messageArgs, TRACE_COLUMNS, type TraceEvent } from '../../cli/messages.js'
+import type { MessageTracesAnswer } from '../../wire/index.js'
 
 export default class MessagesTraces extends HttpCommand {
   static override summary = 'List the trace events consumers recorded on one message, oldest first'
@@ -20,7 +21,7 @@ export default class MessagesTraces extends HttpCommand {
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     const path = messagePath(args.partitionId, args.transactionId).replace('/api/v1/messages/', '/api/v1/traces/')
-    const answer = await client.get<{ traces: TraceEvent[] }>(path)
+    const answer = await client.get<MessageTracesAnswer>(path)
     out.list(answer.traces, TRACE_COLUMNS)
     return answer.traces
   }

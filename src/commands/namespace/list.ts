@@ -1,5 +1,6 @@
 import { HttpCommand } from '../../cli/http-command.js'
 import { groupedColumns, groupedRows, type GroupedResourceRow } from '../../cli/resource-listing.js'
+import type { NamespacesAnswer } from '../../wire/index.js'
 
 export default class NamespaceList extends HttpCommand {
   static override summary = 'List the namespaces with their queues, partitions and messages'
@@ -15,14 +16,7 @@ export default class NamespaceList extends HttpCommand {
     const { flags } = await this.parse(NamespaceList)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
-    const answer = await client.get<{
-      namespaces: {
-        namespace: string
-        queues: number
-        partitions: number
-        messages: { total: number; pending: number }
-      }[]
-    }>('/api/v1/resources/namespaces')
+    const answer = await client.get<NamespacesAnswer>('/api/v1/resources/namespaces')
     const rows = groupedRows(answer.namespaces, 'namespace')
     out.list(rows, groupedColumns('NAMESPACE'))
     return rows

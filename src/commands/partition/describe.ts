@@ -3,18 +3,10 @@ import type { GroupRow } from '../../cli/consumer-groups.js'
 import { EXIT, UserError } from '../../cli/errors.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { queuePath, type PartitionDetail, type QueueDetail } from '../../cli/queues.js'
+import type { ConsumerGroupDetailAnswer, GroupPartition } from '../../wire/index.js'
 
 /** A consumer group's position on the partition. */
-interface GroupPosition {
-  group: string
-  offsetLag: number
-  timeLagSeconds: number
-  totalConsumed: number
-  leaseActive: boolean
-  lastConsumedAt: string | null
-}
-
-type GroupDetail = Record<string, { partitions: (Omit<GroupPosition, 'group'> & { partition: string })[] }>
+type GroupPosition = Omit<GroupPartition, 'partition'> & { group: string }
 
 export default class PartitionDescribe extends HttpCommand {
   static override summary = "Show one partition: counters, message times and every consumer group's position"
@@ -50,7 +42,9 @@ export default class PartitionDescribe extends HttpCommand {
     const groups: GroupPosition[] = []
     const rows = await client.get<GroupRow[]>('/api/v1/consumer-groups')
     for (const row of rows.filter((candidate) => candidate.queueName === args.queue)) {
-      const detail = await client.get<GroupDetail>(`/api/v1/consumer-groups/${encodeURIComponent(row.name)}`)
+      const detail = await client.get<ConsumerGroupDetailAnswer>(
+        `/api/v1/consumer-groups/${encodeURIComponent(row.name)}`,
+      )
       const position = detail[args.queue]?.partitions.find((entry) => entry.partition === args.partition)
       if (position) {
         const { partition: _name, ...figures } = position

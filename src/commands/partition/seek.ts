@@ -4,15 +4,7 @@ import { EXIT, UserError } from '../../cli/errors.js'
 import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { parseSeekTarget } from '../../cli/times.js'
-
-interface PartitionSeekAnswer {
-  success: boolean
-  consumerGroup: string
-  queueName: string
-  partitionName: string
-  updated: boolean
-  cursorMovedTo: unknown
-}
+import type { PartitionSeekAnswer } from '../../wire/index.js'
 
 export default class PartitionSeek extends HttpCommand {
   static override summary = "Move a consumer group's cursor on one partition to its head"

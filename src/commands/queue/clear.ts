@@ -4,6 +4,7 @@ import { EXIT } from '../../cli/errors.js'
 import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { queuePath, type QueueDetail } from '../../cli/queues.js'
+import type { QueueClearAnswer } from '../../wire/index.js'
 
 export default class QueueClear extends HttpCommand {
   static override summary = 'Delete every message of a queue (or of one partition), keeping the queue'
@@ -45,10 +46,9 @@ export default class QueueClear extends HttpCommand {
       action: `clear ${where}`,
       retry: `queenctl queue clear ${args.queue}${flags.partition ? ` --partition ${flags.partition}` : ''} --yes`,
     })
-    const answer = await client.delete<{ success: boolean; queue: string; deletedMessages: number }>(
-      `/api/v1/queues/${encodeURIComponent(args.queue)}/clear`,
-      { query: { partition: flags.partition } },
-    )
+    const answer = await client.delete<QueueClearAnswer>(`/api/v1/queues/${encodeURIComponent(args.queue)}/clear`, {
+      query: { partition: flags.partition },
+    })
     out.confirm(`cleared ${where}: ${answer.deletedMessages} message(s) deleted`)
     if (!out.tabular) out.detail({}, answer)
     return answer

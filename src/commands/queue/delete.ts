@@ -4,6 +4,7 @@ import { EXIT } from '../../cli/errors.js'
 import { dryRunFlag, yesFlag } from '../../cli/flags.js'
 import { HttpCommand } from '../../cli/http-command.js'
 import { queuePath, type QueueDetail } from '../../cli/queues.js'
+import type { QueueDeleteAnswer } from '../../wire/index.js'
 
 export default class QueueDelete extends HttpCommand {
   static override summary = 'Delete a queue with its partitions, messages and consumer-group state'
@@ -47,7 +48,7 @@ export default class QueueDelete extends HttpCommand {
       action: `delete queue ${args.queue}`,
       retry: `queenctl queue delete ${args.queue} --yes`,
     })
-    const answer = await client.delete<{ deleted: boolean; queue: string; existed: boolean }>(queuePath(args.queue))
+    const answer = await client.delete<QueueDeleteAnswer>(queuePath(args.queue))
     out.confirm(
       answer.existed
         ? `deleted queue ${JSON.stringify(args.queue)}`

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { HttpCommand } from '../../cli/http-command.js'
 import { QUEUE_COLUMNS, type QueueRow } from '../../cli/queues.js'
+import type { QueueListAnswer } from '../../wire/index.js'
 
 export default class QueueList extends HttpCommand {
   static override summary = 'List queues with their partition and message counts'
@@ -25,7 +26,7 @@ export default class QueueList extends HttpCommand {
     const { flags } = await this.parse(QueueList)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
-    const answer = await client.get<{ queues: QueueRow[] }>('/api/v1/resources/queues', {
+    const answer = await client.get<QueueListAnswer>('/api/v1/resources/queues', {
       query: { search: flags.search, namespace: flags.namespace, task: flags.task },
     })
     out.list(answer.queues, QUEUE_COLUMNS)

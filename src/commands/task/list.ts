@@ -1,5 +1,6 @@
 import { HttpCommand } from '../../cli/http-command.js'
 import { groupedColumns, groupedRows, type GroupedResourceRow } from '../../cli/resource-listing.js'
+import type { TasksAnswer } from '../../wire/index.js'
 
 export default class TaskList extends HttpCommand {
   static override summary = 'List the tasks with their queues, partitions and messages'
@@ -15,9 +16,7 @@ export default class TaskList extends HttpCommand {
     const { flags } = await this.parse(TaskList)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
-    const answer = await client.get<{
-      tasks: { task: string; queues: number; partitions: number; messages: { total: number; pending: number } }[]
-    }>('/api/v1/resources/tasks')
+    const answer = await client.get<TasksAnswer>('/api/v1/resources/tasks')
     const rows = groupedRows(answer.tasks, 'task')
     out.list(rows, groupedColumns('TASK'))
     return rows

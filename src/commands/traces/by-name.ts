@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { HttpCommand } from '../../cli/http-command.js'
 import { NAMED_TRACE_COLUMNS, nextPageNote, type NamedTraceEvent } from '../../cli/trace-listing.js'
+import type { NamedTracesAnswer } from '../../wire/index.js'
 
 export default class TracesByName extends HttpCommand {
   static override summary = 'List the trace events recorded under one trace name, with their messages'
@@ -22,10 +23,9 @@ export default class TracesByName extends HttpCommand {
     const { args, flags } = await this.parse(TracesByName)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
-    const answer = await client.get<{ traces: NamedTraceEvent[]; total: number }>(
-      `/api/v1/traces/by-name/${encodeURIComponent(args.name)}`,
-      { query: { limit: flags.limit, offset: flags.offset } },
-    )
+    const answer = await client.get<NamedTracesAnswer>(`/api/v1/traces/by-name/${encodeURIComponent(args.name)}`, {
+      query: { limit: flags.limit, offset: flags.offset },
+    })
     out.list(answer.traces, NAMED_TRACE_COLUMNS)
     const note = nextPageNote(flags.offset, answer.traces.length, answer.total)
     if (out.tabular && note) out.note(note)

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { HttpCommand } from '../../cli/http-command.js'
 import { nextPageNote, TRACE_NAME_COLUMNS, type TraceNameRow } from '../../cli/trace-listing.js'
+import type { TraceNamesAnswer } from '../../wire/index.js'
 
 export default class TracesNames extends HttpCommand {
   static override summary = 'List the trace names consumers used, with their event and message counts'
@@ -20,7 +21,7 @@ export default class TracesNames extends HttpCommand {
     const { flags } = await this.parse(TracesNames)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
-    const answer = await client.get<{ trace_names: TraceNameRow[]; total: number }>('/api/v1/traces/names', {
+    const answer = await client.get<TraceNamesAnswer>('/api/v1/traces/names', {
       query: { limit: flags.limit, offset: flags.offset },
     })
     out.list(answer.trace_names, TRACE_NAME_COLUMNS)

@@ -1,5 +1,5 @@
 /**
- * The one shape of every background service (docs/conventions.md, "Background jobs"): `runOnce()` on an interval
+ * The one shape of every background job (docs/conventions.md, "Background jobs"): `runOnce()` on an interval
  * with ±10 % jitter; an error is logged and the loop continues; `stop()` waits for the running cycle. A loop made with
  * `durationFactor` also waits that many times its last cycle's duration when that is longer than the interval, so a
  * cycle whose cost grows with the data never runs back to back with the next one.
@@ -12,7 +12,7 @@ import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { classifyPgError } from '../postgres/pg-errors.js'
 
-/** A background service. */
+/** A background job. */
 export interface BackgroundJob {
   readonly name: string
   start(): void
@@ -21,7 +21,7 @@ export interface BackgroundJob {
 }
 
 /**
- * Announces the end of every cycle (`cycle`, with the service name) so tests wait on events rather than
+ * Announces the end of every cycle (`cycle`, with the job name) so tests wait on events rather than
  * sleeps; nothing listens in production.
  */
 export const cycleEvents = new EventEmitter()

@@ -1,8 +1,10 @@
 /**
  * The pop answer on the wire (docs/http-api.md, "Popped message" and "Pop answer"): the JSON text of each {@link
- * PopOutcome}.
+ * PopOutcome}, one of the shapes of src/wire/pop.ts. The messages answer is written as text for speed; the pop route's
+ * test checks its keys against those types.
  */
 import type { PopOutcome, PoppedMessage, PopRequest } from '../../engine/pop-engine.js'
+import type { PopEmptyAnswer, PopRefusedAnswer, PopWindowBufferAnswer } from '../../../wire/index.js'
 
 /** The JSON text of a pop outcome's body; `undefined` for a 204 (pop-maintenance). */
 export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | undefined {
@@ -10,7 +12,7 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | 
     case 'paused':
       return undefined
     case 'refused':
-      return JSON.stringify({ success: false, error: outcome.error, messages: [] })
+      return JSON.stringify({ success: false, error: outcome.error, messages: [] } satisfies PopRefusedAnswer)
     case 'empty':
       return JSON.stringify({
         success: true,
@@ -20,7 +22,7 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | 
         leaseId: null,
         consumerGroup: request.group,
         messages: [],
-      })
+      } satisfies PopEmptyAnswer)
     case 'windowBuffer':
       return JSON.stringify({
         success: true,
@@ -31,7 +33,7 @@ export function popEnvelope(request: PopRequest, outcome: PopOutcome): string | 
         consumerGroup: request.group,
         messages: [],
         windowBufferActive: true,
-      })
+      } satisfies PopWindowBufferAnswer)
     case 'messages':
       return (
         `{"success":true,"queue":${JSON.stringify(outcome.queue)},"partition":${JSON.stringify(outcome.partition)},` +

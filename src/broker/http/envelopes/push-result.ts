@@ -1,8 +1,9 @@
 /** One push result on the wire (docs/http-api.md, "Push result"), shared by /push, transactions and stream cycles. */
 import type { PushOutcome } from '../../engine/push-engine.js'
+import type { PushResultItem } from '../../../wire/index.js'
 
 /** The wire object of one push result (docs/http-api.md, "Push result"), `index` 0-based within the request. */
-export function pushResultItem(outcome: PushOutcome, index: number): Record<string, unknown> {
+export function pushResultItem(outcome: PushOutcome, index: number): PushResultItem {
   switch (outcome.status) {
     case 'queued':
       return {

@@ -5,11 +5,12 @@ import { validationError } from '../../errors.js'
 import { extendLease } from '../../store/leases.js'
 import { tenantOf } from '../tenant.js'
 import { asObject, checkUuid } from '../validation/rules.js'
+import type { LeaseExtendAnswer } from '../../../wire/index.js'
 
 const DEFAULT_EXTEND_SECONDS = 60
 
 export function registerLeaseRoutes(app: FastifyInstance): void {
-  app.post('/api/v1/lease/:leaseId/extend', async (request) => {
+  app.post('/api/v1/lease/:leaseId/extend', async (request): Promise<LeaseExtendAnswer> => {
     const leaseId = checkUuid((request.params as { leaseId?: unknown }).leaseId, 'leaseId')
     const body = asObject(request.body)
     const seconds = body.seconds ?? DEFAULT_EXTEND_SECONDS

@@ -32,7 +32,14 @@ import {
   isUuid,
   QUEUE_MODE_GROUP,
 } from '../validation/rules.js'
-import type { MessageDetailAnswer, MessageListAnswer, MessageListItem } from '../../../wire/index.js'
+import type {
+  MessageDeleteAnswer,
+  MessageDetailAnswer,
+  MessageDlqAnswer,
+  MessageListAnswer,
+  MessageListItem,
+  MessageRetryAnswer,
+} from '../../../wire/index.js'
 
 /** Message statuses of docs/http-api.md, "List messages"; `failed` is accepted as an alias of `dead_letter`. */
 const STATUS_FILTERS: Readonly<Record<string, MessageStatus>> = {
@@ -128,11 +135,7 @@ function listItem(row: MessageListRow & { id: string }): MessageListItem {
   }
 }
 
-function messageDetail(
-  row: MessageDetailRow,
-  tenant: string,
-  cipher: PayloadCipher | undefined,
-): MessageDetailAnswer {
+function messageDetail(row: MessageDetailRow, tenant: string, cipher: PayloadCipher | undefined): MessageDetailAnswer {
   const busGroups = row.consumer_groups.length
   const readable = readablePayload(cipher, row.payload, row.is_encrypted, rowIdentity(tenant, row))
   return {
@@ -214,7 +217,7 @@ export function registerMessageRoutes(app: FastifyInstance): void {
       partitionId,
       transactionId,
       message: deleted ? 'Message deleted successfully' : 'Message not found',
-    }
+    } satisfies MessageDeleteAnswer
   })
 
   app.post('/api/v1/messages/:partitionId/:transactionId/retry', async (request) => {
@@ -231,7 +234,7 @@ export function registerMessageRoutes(app: FastifyInstance): void {
       consumerGroups: retried.consumerGroups,
       requeued: retried.consumerGroups.length,
       ...(retried.newTransactionId === null ? {} : { newTransactionId: retried.newTransactionId }),
-    }
+    } satisfies MessageRetryAnswer
   })
 
   app.post('/api/v1/messages/:partitionId/:transactionId/dlq', async (request) => {
@@ -258,6 +261,6 @@ export function registerMessageRoutes(app: FastifyInstance): void {
     if (row.lease_released && row.queue_name && row.partition_name) {
       app.broker.wake(tenant, row.queue_name, row.partition_name)
     }
-    return { success: true, partitionId, transactionId, consumerGroup: group, dlq: true }
+    return { success: true, partitionId, transactionId, consumerGroup: group, dlq: true } satisfies MessageDlqAnswer
   })
 }

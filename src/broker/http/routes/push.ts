@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { pushResultItem } from '../envelopes/push-result.js'
 import { producerSubOf } from '../../auth/identity.js'
 import { tenantOf } from '../tenant.js'
+import type { PushAnswer } from '../../../wire/index.js'
 import { parsePushBody } from '../validation/push-body.js'
 import { checkNamesPerRequest } from '../validation/request-ceilings.js'
 
@@ -21,6 +22,6 @@ export function registerPushRoutes(app: FastifyInstance): void {
       request.log.warn({ items: outcomes.length }, 'push refused: neither PostgreSQL nor the spool could take it')
       void reply.code(503).header('Retry-After', '1')
     }
-    return outcomes.map(pushResultItem)
+    return outcomes.map(pushResultItem) satisfies PushAnswer
   })
 }

@@ -10,6 +10,7 @@ import { clearQueueMessages } from '../../store/queues.js'
 import { tenantOf } from '../tenant.js'
 import { queryValue, type Query } from '../validation/query.js'
 import { checkName, checkQueueName } from '../validation/rules.js'
+import type { QueueClearAnswer } from '../../../wire/index.js'
 
 export function registerQueueClearRoutes(app: FastifyInstance): void {
   app.delete('/api/v1/queues/:queue/clear', IGNORE_BODY, async (request) => {
@@ -24,6 +25,6 @@ export function registerQueueClearRoutes(app: FastifyInstance): void {
     // as for an empty queue; the same request repeated after a clear answers the same way.
     if (deletedMessages === null) throw new BrokerError('queueNotFound', 'Queue not found')
     // Parked pops need no answer: nothing became deliverable, and they keep waiting for the next push.
-    return { success: true, queue, deletedMessages }
+    return { success: true, queue, deletedMessages } satisfies QueueClearAnswer
   })
 }

@@ -6,9 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { IGNORE_BODY } from '../body-parsing.js'
+import type { StatsRefreshAnswer } from '../../../wire/index.js'
 
 export function registerStatsRefreshRoute(app: FastifyInstance): void {
-  app.post('/api/v1/stats/refresh', IGNORE_BODY, async () => {
+  app.post('/api/v1/stats/refresh', IGNORE_BODY, async (): Promise<StatsRefreshAnswer> => {
     const result = await app.broker.observability.refreshStats()
     if (result.skipped) return { skipped: true, reason: 'another_instance_running' }
     const { counts } = result

@@ -4,6 +4,7 @@ import { producerSubOf } from '../../auth/identity.js'
 import { tenantOf } from '../tenant.js'
 import { checkNamesPerRequest } from '../validation/request-ceilings.js'
 import { parseTransactionBody } from '../validation/transaction-body.js'
+import type { TransactionAnswer } from '../../../wire/index.js'
 
 export function registerTransactionRoutes(app: FastifyInstance): void {
   app.post('/api/v1/transaction', async (request) => {
@@ -16,6 +17,6 @@ export function registerTransactionRoutes(app: FastifyInstance): void {
     checkNamesPerRequest(pushed, app.broker.config, 'operations')
     const answer = await app.broker.transactions.run(tenantOf(request), operations, requiredLeases)
     if (!answer.success) request.log.info({ error: answer.error }, 'transaction rolled back')
-    return answer
+    return answer satisfies TransactionAnswer
   })
 }

@@ -1,7 +1,7 @@
 /**
- * `queenctl top`'s panes rendered with ink-testing-library from a real broker's answers: the queues, pushes,
- * pops and failed acks each test makes show up as rows, rates, lag and DLQ counts. The broker's jobs are
- * off in tests, so the tests run the per-minute metrics write and the stats refresh themselves, as the
+ * The panes of `queenctl top` (src/ui/TopScreen.tsx) rendered with ink-testing-library from a real broker's answers:
+ * the queues, pushes, pops and failed acks each test makes show up as rows, rates, lag and DLQ counts. The broker's
+ * jobs are off in tests, so the tests run the per-minute metrics write and the stats refresh themselves, as the
  * broker's loops would.
  */
 import { render } from 'ink-testing-library'
@@ -19,7 +19,7 @@ let broker: TestBroker
 const mounted: { unmount(): void }[] = []
 
 beforeAll(async () => {
-  broker = await startTestBroker({ label: 'ui_top_dashboard' })
+  broker = await startTestBroker({ label: 'ui_top_screen' })
 })
 afterEach(() => {
   for (const ui of mounted.splice(0)) ui.unmount()
@@ -121,7 +121,7 @@ describe('the Overview and Queues panes', () => {
     )
     const live = cellsOf(rowOf(moving, 'rate-live'))
     expect(Number(live[5])).toBeGreaterThan(0)
-    // The idle queue's single push happened before the dashboard started: no rate.
+    // The idle queue's single push happened before top started: no rate.
     expect(cellsOf(rowOf(moving, 'rate-idle')).slice(4, 6)).toEqual(['0.0', '0.0'])
 
     ui.stdin.write('1')
