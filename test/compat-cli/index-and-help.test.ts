@@ -196,6 +196,17 @@ describe('cg, maintenance and analytics of the Go queenctl command index', () =>
     })
   })
 
+  it('maintenance --pop (the Go flag) and the maint alias', async () => {
+    const on = await sh('queenctl maintenance on --pop --yes')
+    expect(on.code, on.stderr).toBe(0)
+    expect(JSON.parse((await sh('queenctl maint get -o json')).stdout)).toMatchObject({
+      maintenanceMode: false,
+      popMaintenanceMode: true,
+    })
+    expect((await sh('queenctl maintenance off --pop')).code).toBe(0)
+    expect(JSON.parse((await sh('queenctl maint get -o json')).stdout)).toMatchObject({ popMaintenanceMode: false })
+  })
+
   for (const verb of ['queue-lag', 'queue-ops', 'queue-parked', 'retention', 'system', 'worker', 'postgres']) {
     it(`analytics ${verb}`, async () => {
       const run = await sh(`queenctl analytics ${verb} -o json`)
@@ -252,5 +263,27 @@ describe('configuration, output and completion lines of the Go queenctl README',
     // The completion --help line for bash, in a real bash: the function answers for queenctl.
     const bash = await sh(`bash -c 'source <(queenctl completion bash); complete -p queenctl'`)
     expect(bash).toEqual({ code: 0, stdout: 'complete -o default -F _queenctl_complete queenctl\n', stderr: '' })
+  })
+})
+
+describe('the examples of the Go queenctl replay --help', () => {
+  it("--to 'beginning' / 'earliest', 'now' / 'end' / 'latest', an RFC 3339 time, and --dry-run", async () => {
+    await pushed('replays', 3)
+    const consumed = async () => ndjson((await sh('queenctl tail replays --cg r --auto-ack --idle-millis 500')).stdout)
+    expect(await consumed()).toHaveLength(3)
+    for (const start of ['beginning', 'earliest', '2000-01-01T00:00:00Z']) {
+      const run = await sh(`queenctl replay replays --cg r --to '${start}'`)
+      expect(run.code, run.stderr).toBe(0)
+      expect(await consumed(), start).toHaveLength(3)
+    }
+    for (const head of ['now', 'end', 'latest']) {
+      await sh("queenctl replay replays --cg r --to 'beginning'")
+      const run = await sh(`queenctl replay replays --cg r --to '${head}'`)
+      expect(run.code, run.stderr).toBe(0)
+      expect(await consumed(), head).toHaveLength(0)
+    }
+    const dry = await sh("queenctl replay replays --cg r --to 'beginning' --dry-run")
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(await consumed()).toHaveLength(0)
   })
 })
