@@ -56,6 +56,22 @@ describe('the Auth lines of the Go queenctl README, against a queenctl proxy gat
     expect(after.code).toBe(3)
   })
 
+  it('the Go login --help forms: -u (or --user) alone means --method password; --token T stores T', async () => {
+    const user = await shell.sh(`printf %s '${PASSWORD}' | queenctl login --user alice@example.com`)
+    expect(user.code, user.stderr).toBe(0)
+    expect(user.stdout).toBe('logged in to context "acme" as alice@example.com (tenant acme, read-write)\n')
+    expect((await shell.sh(`echo '{"n":1}' | queenctl push inbox`)).code).toBe(0)
+    expect((await shell.sh('queenctl logout')).code).toBe(0)
+    // A made-up token is stored as given (not checked at login), and the gateway refuses it afterwards.
+    const token = await shell.sh('queenctl login --token qk_not_a_key')
+    expect(token).toEqual({ code: 0, stdout: 'logged in to context "acme"\n', stderr: '' })
+    const view = JSON.parse((await shell.sh('queenctl config view -o json --raw')).stdout)
+    const ref = view.contexts.find((context: { name: string }) => context.name === 'acme')['token-ref'] as string
+    expect((await shell.sh(`cat '${new URL(ref).pathname}'`)).stdout).toBe('qk_not_a_key\n')
+    expect((await shell.sh(`echo '{"n":2}' | queenctl push inbox`)).code).toBe(3)
+    expect((await shell.sh('queenctl logout')).code).toBe(0)
+  })
+
   it('a wrong password exits 3; login --method google and github exit 1 naming what to use', async () => {
     const wrong = await shell.sh(`printf %s 'not the password' | queenctl login --method password -u alice@example.com`)
     expect(wrong.code).toBe(3)
