@@ -111,6 +111,21 @@ describe('queue of the Go queenctl command index and queue configure --help', ()
     expect(options).toMatchObject({ leaseTime: 60, retryLimit: 7 })
   })
 
+  it('queue configure orders --dlq=false stops dead-lettering; --dlq starts it again', async () => {
+    const dlq = async () => (await http(broker, 'GET', '/api/v1/resources/queues/cfg')).body.options.deadLetterQueue
+    const off = await sh('queenctl queue configure cfg --dlq=false')
+    expect(off.code, off.stderr).toBe(0)
+    expect(await dlq()).toBe(false)
+    const on = await sh('queenctl queue configure cfg --dlq')
+    expect(on.code, on.stderr).toBe(0)
+    expect(await dlq()).toBe(true)
+    // Only that option changed.
+    expect((await http(broker, 'GET', '/api/v1/resources/queues/cfg')).body.options).toMatchObject({
+      leaseTime: 60,
+      retryLimit: 7,
+    })
+  })
+
   it('queue clear --yes and queue delete --yes', async () => {
     await pushed('doomed', 2)
     expect((await sh('queenctl queue clear doomed --yes')).code).toBe(0)
