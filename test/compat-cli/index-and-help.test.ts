@@ -302,3 +302,26 @@ describe('the examples of the Go queenctl replay --help', () => {
     expect(await consumed()).toHaveLength(0)
   })
 })
+
+describe('the flags of the Go queenctl status --help', () => {
+  it('status --namespace and --task narrow the summary; status QUEUE --partitions lists its partitions', async () => {
+    expect((await sh('queenctl queue configure billed --namespace billing --task invoices')).code).toBe(0)
+    await pushed('billed', 2, 'eu')
+    await pushed('unbilled', 1)
+    const names = async (line: string) => {
+      const run = await sh(line)
+      expect(run.code, run.stderr).toBe(0)
+      return (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((queue) => queue.name)
+    }
+    expect(await names('queenctl status --namespace billing -o json')).toEqual(['billed'])
+    expect(await names('queenctl status --task invoices -o json')).toEqual(['billed'])
+    expect(await names('queenctl status -o json')).toEqual(expect.arrayContaining(['billed', 'unbilled']))
+    // The counters come from the statistics snapshot: recompute it now.
+    expect((await sh('queenctl cg refresh-stats')).code).toBe(0)
+    const one = await sh('queenctl status billed --partitions -o table')
+    expect(one.code, one.stderr).toBe(0)
+    expect(one.stdout).toMatch(/^PARTITION +PENDING/m)
+    expect(one.stdout).toMatch(/^eu +2 /m)
+    expectUsageError(await sh('queenctl status billed --namespace billing'), '--namespace and --task')
+  })
+})
