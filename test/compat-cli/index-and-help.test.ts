@@ -126,6 +126,16 @@ describe('queue of the Go queenctl command index and queue configure --help', ()
     })
   })
 
+  it('queue list --limit and --offset (the Go flags) page the newest-first list', async () => {
+    for (const name of ['paged-a', 'paged-b', 'paged-c'])
+      expect((await sh(`queenctl queue configure ${name}`)).code).toBe(0)
+    const all = JSON.parse((await sh('queenctl queue list -o json')).stdout).map((row: { name: string }) => row.name)
+    expect(all.length).toBeGreaterThanOrEqual(3)
+    const page = await sh('queenctl queue list --limit 2 --offset 1 -o json')
+    expect(page.code, page.stderr).toBe(0)
+    expect(JSON.parse(page.stdout).map((row: { name: string }) => row.name)).toEqual(all.slice(1, 3))
+  })
+
   it('queue clear --yes and queue delete --yes', async () => {
     await pushed('doomed', 2)
     expect((await sh('queenctl queue clear doomed --yes')).code).toBe(0)

@@ -78,7 +78,10 @@ describe('the opening lines of the Go queenctl README', () => {
     expect(JSON.parse(status.stdout)).toBeTypeOf('object')
     const alert = await sh('queenctl lag --min-seconds 30')
     expect(alert.code, alert.stderr).toBe(0)
-    expect(JSON.parse(alert.stdout)).toEqual([])
+    // Only partitions lagging 30 s or more (none, unless this run is slow enough for the unacked ones to get there).
+    for (const row of JSON.parse(alert.stdout) as { time_lag_seconds: number }[]) {
+      expect(row.time_lag_seconds).toBeGreaterThanOrEqual(30)
+    }
     const every = await sh('queenctl lag')
     expect(JSON.parse(every.stdout).map((row: { name: string }) => row.name)).toEqual(
       expect.arrayContaining(['dev', 'debug', 'analyzer']),
