@@ -1,5 +1,5 @@
 /**
- * Shell completion scripts (`queenctl completion bash|zsh|fish`), generated from the command tree oclif
+ * Shell completion scripts (`queenctl completion bash|zsh|fish|powershell`), generated from the command tree oclif
  * loaded, so every command, alias and flag of this build completes. The tree is written into the script:
  * completing never runs queenctl, which keeps it instant.
  */
@@ -10,7 +10,7 @@ export interface CompletionCommand {
   flags: string[]
 }
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const
 export type Shell = (typeof SHELLS)[number]
 
 /** What may follow each command path: sub-words at a topic, flags at a command. */
@@ -87,4 +87,37 @@ export function fishScript(bin: string, commands: readonly CompletionCommand[]):
     for (const flag of flags) lines.push(`complete -c ${bin} -n ${quote(condition)} -l ${flag.slice(2)}`)
   }
   return `${lines.join('\n')}\n`
+}
+
+const psQuote = (text: string) => `'${text.replaceAll("'", "''")}'`
+
+/**
+ * PowerShell: a native argument completer holding the same table; the words before the cursor (flags skipped) select
+ * the candidates, as in bash.
+ */
+export function powershellScript(bin: string, commands: readonly CompletionCommand[]): string {
+  const entries = [...completionTable(commands)]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, words]) => `    ${psQuote(path)} = @(${[...words].sort().map(psQuote).join(', ')})`)
+  return `# ${bin} completion for PowerShell: add to $PROFILE
+#   ${bin} completion powershell | Out-String | Invoke-Expression
+Register-ArgumentCompleter -Native -CommandName ${psQuote(bin)} -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $table = @{
+${entries.join('\n')}
+  }
+  $path = ''
+  foreach ($element in ($commandAst.CommandElements | Select-Object -Skip 1)) {
+    if ($element.Extent.EndOffset -ge $cursorPosition) { break }
+    $word = $element.ToString()
+    if ($word.StartsWith('-')) { continue }
+    $candidate = if ($path) { "$path $word" } else { $word }
+    if ($table.ContainsKey($candidate)) { $path = $candidate }
+  }
+  $table[$path] | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+    $kind = if ($_.StartsWith('-')) { 'ParameterName' } else { 'ParameterValue' }
+    [System.Management.Automation.CompletionResult]::new($_, $_, $kind, $_)
+  }
+}
+`
 }

@@ -22,8 +22,10 @@ import type { Output } from './output.js'
 export interface DlqBulkAction<Item> {
   /** The command's verb, e.g. `requeue`. */
   verb: string
-  /** The counter printed, e.g. `requeued`. */
+  /** The counter of the result, e.g. `requeued`. */
   counter: string
+  /** The counter's name on the text line where the Go queenctl named it otherwise (`processed` for drain). */
+  lineCounter?: string
   /** The question's object, e.g. `Requeue` → `Requeue 3 dead-lettered message(s) matching ...?`. */
   question: string
   /** The items to act on, from the matching rows. */
@@ -59,12 +61,14 @@ export async function runDlqBulk<Item extends { partitionId: string; transaction
   if (!options.dryRun && process.stdin.isTTY !== true) await confirm()
   const client = await options.client()
   const rows = await collectDeadLetters(client, filters)
-  if (rows.length === 0) options.exit(4)
   const items = action.items(rows)
+  if (items.length === 0) options.exit(4)
   if (options.dryRun) {
     out.note(`would ${action.verb} ${items.length} dead-lettered message(s)`)
-    out.list(rows, DLQ_COLUMNS)
-    return { dryRun: true, rows }
+    const chosen = new Set(items.map((item) => `${item.partitionId}/${item.transactionId}`))
+    const shown = rows.filter((row) => chosen.has(`${row.partitionId}/${row.transactionId}`))
+    out.list(shown, DLQ_COLUMNS)
+    return { dryRun: true, rows: shown }
   }
   await confirm(items.length)
   const outcome = await runBulk(
@@ -73,7 +77,7 @@ export async function runDlqBulk<Item extends { partitionId: string; transaction
     (failure) => out.warn(action.describe(failure)),
   )
   const result = { [action.counter]: outcome.done, errors: outcome.errors, failures: outcome.failures }
-  if (out.tabular) out.write(`${action.counter}=${outcome.done} errors=${outcome.errors}\n`)
+  if (out.tabular) out.write(`${action.lineCounter ?? action.counter}=${outcome.done} errors=${outcome.errors}\n`)
   else out.detail({}, result)
   // Partial failure: the exit code of the first failed row (404 → 1, 5xx → 2).
   if (outcome.failures[0]) process.exitCode = outcome.failures[0].exitCode

@@ -37,7 +37,7 @@ const GLOBAL_FLAGS: readonly GlobalFlag[] = [
 export interface CommandShape {
   aliases?: string[]
   hiddenAliases?: string[]
-  flags: Record<string, { name: string; char?: string; allowNo?: boolean; type?: string }>
+  flags: Record<string, { name: string; char?: string; allowNo?: boolean; type?: string; aliases?: string[] }>
 }
 
 /** One global flag occurrence: its tokens as typed and the manifest flag name it sets. */
@@ -120,8 +120,11 @@ export function rewriteGlobalFlags(argv: readonly string[], commands: Record<str
  */
 function booleanValue(token: string, shape: CommandShape): string[] {
   const match = /^--([a-z0-9-]+)=(true|false)$/.exec(token)
-  const flag = match ? shape.flags[match[1]!] : undefined
+  // An alias (`--dlq=false` of --dead-letter-queue) is written with the flag's own name.
+  const flag = match
+    ? (shape.flags[match[1]!] ?? Object.values(shape.flags).find((entry) => entry.aliases?.includes(match[1]!)))
+    : undefined
   if (!match || flag?.type !== 'boolean') return [token]
-  if (match[2] === 'true') return [`--${match[1]}`]
-  return flag.allowNo ? [`--no-${match[1]}`] : []
+  if (match[2] === 'true') return [`--${flag.name}`]
+  return flag.allowNo ? [`--no-${flag.name}`] : []
 }

@@ -43,7 +43,8 @@ export function resolveFormat(options: { output?: string; json?: boolean; stdout
 
 /**
  * The values `-o jsonpath=EXPR` picks (kubectl style, as the Go queenctl takes it): `.queues[0].name`, `{.items[*].id}`,
- * `$.a.b`; `[*]` fans out over an array. Throws a UserError naming the expression when it is not of that form.
+ * `$.a.b`; `[*]` fans out over an array; a leading field step on a list names the list (`.queues[0]` is `[0]`). Throws a
+ * UserError naming the expression when it is not of that form.
  */
 export function evaluateJsonPath(value: unknown, expression: string): unknown[] {
   let path = expression.trim()
@@ -55,6 +56,10 @@ export function evaluateJsonPath(value: unknown, expression: string): unknown[] 
       hint: "use .field, [N], [*] and ['field'] steps",
     })
   }
+  // A list command prints its rows where the Go queenctl printed the broker's envelope ({queues: [...]}), so the
+  // README's `.queues[0].name` names the list itself: a field step on a list (which has no fields) is skipped.
+  const first = segments[0]
+  if (Array.isArray(value) && first !== undefined && (first[1] ?? first[3]) !== undefined) segments.shift()
   let current: unknown[] = [value]
   for (const segment of segments) current = current.flatMap((item) => step(item, segment))
   return current

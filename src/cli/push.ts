@@ -99,9 +99,8 @@ async function* batches(lines: AsyncIterable<InputLine>, settings: PushSettings)
 }
 
 function pushedSoFar(result: PushResult, lastLine: number | undefined): string {
-  const counts = `queued=${result.queued} duplicate=${result.duplicate} buffered=${result.buffered} failed=${result.failed}`
   if (result.items === 0 || lastLine === undefined) return 'nothing was pushed'
-  return `the ${result.items} item(s) of lines 1-${lastLine} were pushed (${counts})`
+  return `the ${result.items} item(s) of lines 1-${lastLine} were pushed (${pushSummary(result)})`
 }
 
 /** A result item's error text (only a failed item has one). */
@@ -212,7 +211,11 @@ export async function dryRunPush(input: NdjsonInput, settings: PushSettings): Pr
   return { dryRun: true, items, requests, partitions: [...counts.values()] }
 }
 
-/** The summary line of docs/cli.md, "Data-plane commands". */
+/**
+ * The summary line of docs/cli.md, "Data-plane commands": the Go queenctl's `queued=N duplicate=N failed=N`, with
+ * ` buffered=N` appended only when the broker spooled messages, so a script parsing the Go line reads ours unchanged.
+ */
 export function pushSummary(counts: PushCounts): string {
-  return `queued=${counts.queued} duplicate=${counts.duplicate} buffered=${counts.buffered} failed=${counts.failed}`
+  const line = `queued=${counts.queued} duplicate=${counts.duplicate} failed=${counts.failed}`
+  return counts.buffered > 0 ? `${line} buffered=${counts.buffered}` : line
 }

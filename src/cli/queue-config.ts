@@ -19,7 +19,10 @@ import type { ConfigureAnswer, QueueDetailAnswer } from '../wire/index.js'
 type Unit = 'seconds' | 'ms' | 'integer' | 'boolean'
 
 /** The option flags of docs/cli.md, "queenctl queue configure", flag name → wire name and unit. */
-export const OPTION_FLAGS: Record<string, { option: QueueOptionName; unit: Unit; description: string }> = {
+export const OPTION_FLAGS: Record<
+  string,
+  { option: QueueOptionName; unit: Unit; description: string; aliases?: string[] }
+> = {
   'lease-time': {
     option: 'leaseTime',
     unit: 'seconds',
@@ -62,7 +65,13 @@ export const OPTION_FLAGS: Record<string, { option: QueueOptionName; unit: Unit;
     unit: 'boolean',
     description: 'encrypt payloads (needs QUEEN_ENCRYPTION_KEY)',
   },
-  'dead-letter-queue': { option: 'deadLetterQueue', unit: 'boolean', description: 'move failed messages to the DLQ' },
+  // --dlq and --dlq=false are the Go queenctl's names (its queue configure --help).
+  'dead-letter-queue': {
+    option: 'deadLetterQueue',
+    unit: 'boolean',
+    description: 'move failed messages to the DLQ (alias --dlq)',
+    aliases: ['dlq'],
+  },
 }
 
 /** Parses a number flag of `unit`; durations accept the units of parseDurationMs, bare numbers are the unit itself. */
@@ -92,7 +101,7 @@ export function optionFlags(): OptionFlagSet {
   for (const [name, spec] of Object.entries(OPTION_FLAGS)) {
     flags[name] =
       spec.unit === 'boolean'
-        ? Flags.boolean({ description: `${spec.description} (${spec.option})`, allowNo: true })
+        ? Flags.boolean({ description: `${spec.description} (${spec.option})`, allowNo: true, aliases: spec.aliases })
         : Flags.string({ description: `${spec.description} (${spec.option})` })
   }
   return flags

@@ -1,9 +1,17 @@
 import { Args } from '@oclif/core'
 import { BaseCommand } from '../cli/base-command.js'
-import { bashScript, fishScript, SHELLS, zshScript, type CompletionCommand, type Shell } from '../cli/completion.js'
+import {
+  bashScript,
+  fishScript,
+  powershellScript,
+  SHELLS,
+  zshScript,
+  type CompletionCommand,
+  type Shell,
+} from '../cli/completion.js'
 
 export default class Completion extends BaseCommand {
-  static override summary = 'Print a shell completion script for bash, zsh or fish'
+  static override summary = 'Print a shell completion script for bash, zsh, fish or PowerShell'
   static override description =
     'The script completes every command, alias and long flag of this build; it contains the command tree, so completing never runs queenctl. Regenerate it after upgrading.'
 
@@ -11,6 +19,7 @@ export default class Completion extends BaseCommand {
     'source <(<%= config.bin %> completion bash)',
     'source <(<%= config.bin %> completion zsh)',
     '<%= config.bin %> completion fish > ~/.config/fish/completions/queenctl.fish',
+    '<%= config.bin %> completion powershell | Out-String | Invoke-Expression',
   ]
 
   static override args = {
@@ -27,7 +36,9 @@ export default class Completion extends BaseCommand {
         .map(([name]) => name)
       for (const id of [command.id, ...(command.aliases ?? [])]) commands.push({ words: id.split(':'), flags })
     }
-    const render = { bash: bashScript, zsh: zshScript, fish: fishScript }[args.shell as Shell]
+    const render = { bash: bashScript, zsh: zshScript, fish: fishScript, powershell: powershellScript }[
+      args.shell as Shell
+    ]
     process.stdout.write(render(this.config.bin, commands))
   }
 }

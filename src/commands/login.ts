@@ -13,7 +13,7 @@ export default class Login extends OutputCommand {
   static override textOnPipe = true
   static override summary = 'Store a token for a context (a pasted JWT or qk_ key, or a gateway session)'
   static override description =
-    'Stores a token for the context (--context, else the current one) in a file of its own beside the contexts file (tokens/<context>.token, mode 0600), with the context\'s token-ref pointing at it, so the contexts file never holds the secret. --method token reads one token from stdin (pasted when asked on a terminal, or piped); it is not checked against a broker. --method password signs in at a queenctl proxy gateway (--server, else the context\'s server) as the user -u, with the password read from stdin or asked for without echo, and stores the session token (qs_...) it answers; logout ends that session. --method google and github exit 1. Prints logged in to context "<name>".'
+    'Stores a token for the context (--context, else the current one) in a file of its own beside the contexts file (tokens/<context>.token, mode 0600), with the context\'s token-ref pointing at it, so the contexts file never holds the secret. --method token reads one token from stdin (pasted when asked on a terminal, or piped); it is not checked against a broker. --method password signs in at a queenctl proxy gateway (--server, else the context\'s server) as the user -u, with the password read from stdin or asked for without echo, and stores the session token (qs_...) it answers; logout ends that session. Without --method, -u means password, otherwise token; --token T stores T without reading stdin. --method google and github exit 1. Prints logged in to context "<name>".'
 
   static override examples = [
     '<%= config.bin %> login --method token',
@@ -27,11 +27,14 @@ export default class Login extends OutputCommand {
       description: 'context to store the token for (default: QUEEN_CONTEXT, then the current one)',
     }),
     method: Flags.string({
-      description: 'how to log in: token (paste a token) or password (a user of a queenctl proxy gateway)',
+      description:
+        'how to log in: token (paste a token) or password (a user of a queenctl proxy gateway); default password with -u, else token',
       options: ['token', 'password', 'google', 'github'],
-      default: 'token',
     }),
-    username: Flags.string({ char: 'u', description: 'user for --method password' }),
+    username: Flags.string({ char: 'u', aliases: ['user'], description: 'user for --method password (alias --user)' }),
+    token: Flags.string({
+      description: 'the token for --method token, instead of reading it from stdin (it shows in the process list)',
+    }),
     server: Flags.string({
       description: "gateway URL for --method password (default: the context's server); stored in the context",
     }),
@@ -40,11 +43,16 @@ export default class Login extends OutputCommand {
   async run(): Promise<{ context: string; tokenRef: string }> {
     const { flags } = await this.parse(Login)
     const out = this.output(flags)
-    if (flags.method !== 'token' && flags.method !== 'password') throw gatewayMethod(flags.method)
-    if (flags.method === 'token' && (flags.server !== undefined || flags.username !== undefined)) {
+    // As the Go queenctl: -u alone means the password method.
+    const method = flags.method ?? (flags.username !== undefined && flags.token === undefined ? 'password' : 'token')
+    if (method !== 'token' && method !== 'password') throw gatewayMethod(method)
+    if (method === 'token' && (flags.server !== undefined || flags.username !== undefined)) {
       throw new UserError(
         `login --method token: ${flags.server === undefined ? '-u' : '--server'} is for --method password`,
       )
+    }
+    if (method === 'password' && flags.token !== undefined) {
+      throw new UserError('login --method password: --token is for --method token')
     }
     const configPath = contextsPath(flags.config, process.env)
     const name = await loginContextName(configPath, flags.context, process.env)
@@ -52,7 +60,7 @@ export default class Login extends OutputCommand {
     const changes: { 'token-ref'?: string; server?: string } = {}
     let token: string
     let who = ''
-    if (flags.method === 'password') {
+    if (method === 'password') {
       const context = (await loadContextsFile(configPath)).contexts.find((entry) => entry.name === name)
       const server = normaliseServer(flags.server ?? context?.server ?? DEFAULT_SERVER)
       const username = flags.username ?? (await askUsername())
@@ -66,7 +74,7 @@ export default class Login extends OutputCommand {
       who = ` as ${session.user.name} (tenant ${session.user.tenant}, ${session.user.role})`
       if (flags.server !== undefined) changes.server = server
     } else {
-      token = await readPastedToken(process.stdin, (text) => process.stderr.write(text))
+      token = flags.token?.trim() || (await readPastedToken(process.stdin, (text) => process.stderr.write(text)))
     }
     const doc = await loadContextsDocument(configPath)
     const tokenRef = await storeTokenFile(configPath, name, token)

@@ -1,4 +1,5 @@
-import { Args } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
+import { UserError } from '../cli/errors.js'
 import { HttpCommand } from '../cli/http-command.js'
 import { renderDetail, type Column } from '../cli/output.js'
 import type { MessageCounters, PartitionStatus, QueueStatusAnswer, StatusAnswer } from '../wire/index.js'
@@ -18,15 +19,32 @@ export default class Status extends HttpCommand {
   static override description =
     'Counters come from the statistics snapshot (cg refresh-stats recomputes it now). Without a queue: GET /api/v1/status (message counters, queues, active leases, DLQ, the broker replicas seen in the last hour, the statistics age). With one: GET /api/v1/status/queues/:queue (totals, then a row per partition). -o json prints the broker answer.'
 
-  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status orders --output wide']
+  static override examples = [
+    '<%= config.bin %> status',
+    '<%= config.bin %> status orders --output wide',
+    '<%= config.bin %> status --namespace billing',
+  ]
 
   static override args = { queue: Args.string({ description: 'queue to summarise (default: the whole cluster)' }) }
+
+  // The Go queenctl's status flags.
+  static override flags = {
+    namespace: Flags.string({ description: 'only the queues of this namespace (without a queue)' }),
+    task: Flags.string({ description: 'only the queues of this task (without a queue)' }),
+    partitions: Flags.boolean({
+      description: "a queue's partitions, row by row (always shown; taken for the Go queenctl's scripts)",
+      default: false,
+    }),
+  }
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Status)
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     if (args.queue !== undefined) {
+      if (flags.namespace !== undefined || flags.task !== undefined) {
+        throw new UserError(`status ${args.queue}: --namespace and --task filter the cluster summary, not a queue`)
+      }
       const status = await client.get<QueueStatusAnswer>(`/api/v1/status/queues/${encodeURIComponent(args.queue)}`)
       if (out.tabular) {
         out.write(
@@ -36,7 +54,9 @@ export default class Status extends HttpCommand {
       } else out.detail({}, status)
       return status
     }
-    const status = await client.get<StatusAnswer>('/api/v1/status')
+    const status = await client.get<StatusAnswer>('/api/v1/status', {
+      query: { namespace: flags.namespace, task: flags.task },
+    })
     out.detail(
       {
         queues: status.queues.length,

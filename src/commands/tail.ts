@@ -17,7 +17,7 @@ function parseIdleMs(input: string): number {
 
 export default class Tail extends HttpCommand {
   static override summary = 'Consume a queue in a loop, printing each message as NDJSON'
-  static override description = `Pops from the queue as consumer group --cg (default ${DEFAULT_GROUP}) and prints one NDJSON line per message, the shape of pop and of ack --batch input. Without --follow it stops when nothing more is available; with --follow it long-polls for new messages until --limit messages, --idle without any, or Ctrl-C, which stops cleanly (exit 0) once the batch being printed and acked is done. --ack (or --auto-ack) acknowledges each popped batch after its lines are printed; without it the messages stay leased and are redelivered when the lease expires. --idle takes milliseconds (3000) or a duration (30s); --idle-millis N is the same. Always NDJSON, whatever -o says. Exit 4 when nothing was printed (except after Ctrl-C).`
+  static override description = `Pops from the queue as consumer group --cg (default ${DEFAULT_GROUP}) and prints one NDJSON line per message, the shape of pop and of ack --batch input. Without --follow it stops when nothing more is available; with --follow it long-polls for new messages until --limit messages, --idle without any, or Ctrl-C, which stops cleanly (exit 0) once the batch being printed and acked is done. --ack (or --auto-ack) acknowledges each popped batch after its lines are printed; without it the messages stay leased and are redelivered when the lease expires. --idle takes milliseconds (3000) or a duration (30s); --idle-millis N is the same. --concurrency N runs N pops at once, each on partitions of its own. Always NDJSON, whatever -o says. Exit 4 when nothing was printed (except after Ctrl-C).`
 
   static override examples = [
     '<%= config.bin %> tail orders --follow --ack',
@@ -25,6 +25,7 @@ export default class Tail extends HttpCommand {
     '<%= config.bin %> tail orders --partition eu --limit 100 --ack > eu.ndjson',
     '<%= config.bin %> tail orders --cg replay --since "2h ago" --idle 30s',
     '<%= config.bin %> tail orders --cg debug --auto-ack --idle-millis 3000',
+    '<%= config.bin %> tail orders --cg drain --concurrency 4 --ack --idle 5s',
   ]
 
   static override args = {
@@ -70,6 +71,13 @@ export default class Tail extends HttpCommand {
       description: 'stop after this many milliseconds without a message (the Go queenctl flag; same as --idle N)',
       min: 1,
     }),
+    concurrency: Flags.integer({
+      description:
+        'pops in flight at once, each claiming its own partitions (the order within a partition holds; lines of different partitions interleave)',
+      default: 1,
+      min: 1,
+      max: 64,
+    }),
     timeout: Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
       description:
         'longest single long-poll while waiting, e.g. 10s (default 10s, or the idle time when shorter); each request may take 30s more',
@@ -106,6 +114,7 @@ export default class Tail extends HttpCommand {
         since: flags.since,
         idleMs: flags.idle ?? flags['idle-millis'],
         pollMs: flags.timeout,
+        concurrency: flags.concurrency,
         print: (rows) => out.write(ndjsonRows(rows)),
         onNote: (note) => out.note(note),
         onAckFailure: (failure) => out.warn(`ack of ${failure.transactionId} failed: ${failure.error}`),

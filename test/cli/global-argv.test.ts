@@ -61,4 +61,20 @@ describe('booleans written --flag=true|false', () => {
     expect(rewrite('pop', 'q', '--auto-ack=true')).toEqual(['pop', 'q', '--auto-ack'])
     expect(rewrite('--server', 'u', 'pop', 'q', '--auto-ack=false')).toEqual(['pop', '--server', 'u', 'q'])
   })
+
+  it("writes an alias's --alias=false with the flag's own name (queue configure --dlq=false)", () => {
+    expect(rewrite('queue', 'configure', 'orders', '--dlq=false')).toEqual([
+      'queue',
+      'configure',
+      'orders',
+      '--no-dead-letter-queue',
+    ])
+    expect(rewrite('queue', 'configure', 'orders', '--dlq=true')).toEqual([
+      'queue',
+      'configure',
+      'orders',
+      '--dead-letter-queue',
+    ])
+    expect(rewrite('tail', 'q', '--auto-ack=true')).toEqual(['tail', 'q', '--ack'])
+  })
 })

@@ -145,6 +145,15 @@ describe('-o jsonpath=EXPR', () => {
     expect(renderJsonPath(value, '.missing')).toBe('\n')
   })
 
+  it("on a list (what a list command prints), a leading field names the list, as the Go CLI's envelope did", () => {
+    const rows = value.queues
+    expect(renderJsonPath(rows, '.queues[0].name')).toBe('orders\n')
+    expect(renderJsonPath(rows, '{.queues[*].name}')).toBe('orders audit\n')
+    expect(renderJsonPath(rows, '[1].name')).toBe('audit\n')
+    // Only the first step: a field of a row is still a field.
+    expect(renderJsonPath(rows, '.queues[0].nothing')).toBe('\n')
+  })
+
   it('refuses what is not a path, naming the expression', () => {
     expect(() => evaluateJsonPath(value, 'queues)')).toThrow('-o jsonpath=queues): not a path')
   })

@@ -1,6 +1,7 @@
 /**
  * `queenctl cg`, `replay` and `lag` (docs/cli.md, "Command reference") against a real in-process broker: listing and
- * describing groups, the lagging pairs, seeks proven by popping, and delete with its --yes rule.
+ * describing groups, the lagging pairs, seeks proven by popping, and delete with its --yes rule and its subscription
+ * metadata (kept unless --metadata), checked on the broker's database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import CgDelete from '../../src/commands/cg/delete.js'
@@ -203,6 +204,57 @@ describe('queenctl cg delete and refresh-stats', () => {
     expect(result.stderr).toBe('deleted consumer group gone on queue cg-del: 1 partition position(s)\n')
     // A new group position with subscription mode all reads the queue from the start.
     expect(await drain('cg-del', 'gone')).toBe(3)
+  })
+
+  it('delete keeps the subscription metadata by default, as the Go queenctl does; --metadata deletes it', async () => {
+    /** The group's subscription records on the broker's database. */
+    const subscriptions = async (group: string) =>
+      (await broker.db.query('SELECT mode FROM queen.subscriptions WHERE consumer_group = $1', [group])).rows
+    /** Pops for `group`, auto-acked, without naming a subscription mode: the recorded one applies. */
+    const popAgain = async (group: string) => {
+      const answer = await http(
+        broker,
+        'GET',
+        `/api/v1/pop/queue/cg-meta?consumerGroup=${group}&batch=100&autoAck=true`,
+      )
+      return Array.isArray(answer.body?.messages) ? answer.body.messages.length : 0
+    }
+    await push('cg-meta', 2)
+    for (const group of ['kept', 'dropped']) {
+      // First contact with subscription mode new: the two older messages are skipped.
+      const first = await http(
+        broker,
+        'GET',
+        `/api/v1/pop/queue/cg-meta?consumerGroup=${group}&batch=100&autoAck=true&subscriptionMode=new&wait=false`,
+      )
+      expect(first.body?.messages ?? []).toHaveLength(0)
+    }
+    await push('cg-meta', 1)
+    expect(await popAgain('kept')).toBe(1)
+    expect(await popAgain('dropped')).toBe(1)
+    expect(await subscriptions('kept')).toEqual([{ mode: expect.any(String) }])
+
+    const kept = await runCommand(CgDelete, 'cg:delete', [...server(), 'kept', '--queue', 'cg-meta', '--yes'])
+    expect(kept.code, kept.stderr).toBe(0)
+    expect(JSON.parse(kept.stdout)).toMatchObject({ consumerGroup: 'kept', metadataDeleted: false })
+    expect(await subscriptions('kept')).toHaveLength(1)
+
+    const dropped = await runCommand(CgDelete, 'cg:delete', [
+      ...server(),
+      'dropped',
+      '--queue',
+      'cg-meta',
+      '--metadata',
+      '--yes',
+    ])
+    expect(dropped.code, dropped.stderr).toBe(0)
+    expect(JSON.parse(dropped.stdout)).toMatchObject({ consumerGroup: 'dropped', metadataDeleted: true })
+    expect(await subscriptions('dropped')).toEqual([])
+    // Without its record the group is new again and reads from the start (the default mode, all); with it kept, the
+    // group still starts where it first subscribed.
+    const afterKept = await popAgain('kept')
+    const afterDropped = await popAgain('dropped')
+    expect({ afterKept, afterDropped }).toEqual({ afterKept: 1, afterDropped: 3 })
   })
 
   it('refresh-stats recomputes the snapshot', async () => {

@@ -1,13 +1,15 @@
 /**
- * `queenctl completion bash|zsh|fish`: the bash script is sourced into a real bash and asked for
- * completions the way bash asks; the zsh and fish scripts are checked for the tree they carry.
+ * `queenctl completion bash|zsh|fish|powershell`: the bash script is sourced into a real bash and asked for
+ * completions the way bash asks; the zsh, fish and PowerShell scripts are checked for the tree they carry (no
+ * PowerShell runs here: it is in neither the npm registry nor Debian's).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Completion from '../../src/commands/completion.js'
+import { REPO_ROOT } from '../support/cli-harness.js'
 import { runCommand } from '../support/run-command.js'
 
 let directory: string
@@ -63,9 +65,40 @@ describe('queenctl completion zsh and fish', () => {
   })
 
   it('refuses an unknown shell naming the choices', async () => {
-    const result = await runCommand(Completion, 'completion', ['powershell'])
+    const result = await runCommand(Completion, 'completion', ['tcsh'])
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/powershell/)
-    expect(result.stderr).toMatch(/bash, zsh, fish/)
+    expect(result.stderr).toMatch(/tcsh/)
+    expect(result.stderr).toMatch(/bash, zsh, fish, powershell/)
+  })
+})
+
+describe('queenctl completion powershell', () => {
+  /** The candidates the script's table holds for a command path, read back from its `'path' = @(...)` line. */
+  function candidates(script: string, path: string): string[] {
+    const line = script.split('\n').find((text) => text.trimStart().startsWith(`'${path}' = @(`))
+    if (line === undefined) return []
+    return [...line.slice(line.indexOf('@(')).matchAll(/'((?:[^']|'')*)'/g)].map((match) => match[1]!)
+  }
+
+  it('registers a native argument completer for queenctl', async () => {
+    const result = await runCommand(Completion, 'completion', ['powershell'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain("Register-ArgumentCompleter -Native -CommandName 'queenctl' -ScriptBlock {\n")
+    expect(result.stdout).toContain('param($wordToComplete, $commandAst, $cursorPosition)')
+    expect(result.stdout).toContain('[System.Management.Automation.CompletionResult]::new(')
+  })
+
+  it('lists every visible top-level command of the manifest, and the verbs and flags below them', async () => {
+    const script = (await runCommand(Completion, 'completion', ['powershell'])).stdout
+    const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, { hidden?: boolean; aliases?: string[] }>
+    }
+    const visible = Object.values(manifest.commands).filter((command) => !command.hidden)
+    const ids = visible.flatMap((command) => [(command as { id: string }).id, ...(command.aliases ?? [])])
+    const topLevel = [...new Set(ids.map((id) => id.split(':')[0]!))].sort()
+    expect(candidates(script, '').sort()).toEqual(topLevel)
+    expect(candidates(script, '')).toEqual(expect.arrayContaining(['push', 'tail', 'partition', 'completion']))
+    expect(candidates(script, 'partition')).toEqual(expect.arrayContaining(['clear', 'describe', 'list', 'seek']))
+    expect(candidates(script, 'dlq requeue')).toEqual(expect.arrayContaining(['--queue', '--yes', '--dry-run']))
   })
 })

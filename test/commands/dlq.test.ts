@@ -184,13 +184,13 @@ describe('queenctl dlq requeue', () => {
 })
 
 describe('queenctl dlq drain', () => {
-  it('deletes each matching message once and prints deleted=N errors=M', async () => {
+  it('deletes each matching message once and prints processed=N errors=M, the Go line', async () => {
     const partitionId = await deadLetter('dlq-drain', ['x-1', 'x-2'])
     const refused = await drain('--queue', 'dlq-drain', '-o', 'table')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('without --yes')
     const result = await drain('--queue', 'dlq-drain', '--yes', '-o', 'table')
-    expect(result).toEqual({ code: 0, stdout: 'deleted=2 errors=0\n', stderr: '' })
+    expect(result).toEqual({ code: 0, stdout: 'processed=2 errors=0\n', stderr: '' })
     expect(await dlqOf('dlq-drain')).toEqual([])
     const gone = await http(broker, 'GET', `/api/v1/messages/${partitionId}/x-1`)
     expect(gone.status).toBe(404)

@@ -1,8 +1,9 @@
 /**
- * `queenctl partition` (docs/cli.md, "Command reference") against a real in-process broker: list, describe, and seek
- * proven by popping.
+ * `queenctl partition` (docs/cli.md, "Command reference") against a real in-process broker: list, describe, seek
+ * proven by popping, and clear with its --yes and --dry-run rule, checked on the broker's counters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import PartitionClear from '../../src/commands/partition/clear.js'
 import PartitionDescribe from '../../src/commands/partition/describe.js'
 import PartitionList from '../../src/commands/partition/list.js'
 import PartitionSeek from '../../src/commands/partition/seek.js'
@@ -134,5 +135,56 @@ describe('queenctl partition seek', () => {
     ])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('--to: "later" is not a time')
+  })
+})
+
+describe('queenctl partition clear', () => {
+  const clear = (...argv: string[]) => runCommand(PartitionClear, 'partition:clear', [...server(), ...argv])
+  /** The broker's total of each partition of the queue. */
+  async function totals(queue: string): Promise<Record<string, number>> {
+    const answer = await http(broker, 'GET', `/api/v1/resources/queues/${queue}`)
+    return Object.fromEntries(
+      answer.body.partitions.map((row: { name: string; stats: { total: number } }) => [row.name, row.stats.total]),
+    )
+  }
+
+  beforeAll(async () => {
+    const items = [
+      ...[1, 2, 3].map((index) => ({ queue: 'pt-clear', partition: 'east', payload: { index } })),
+      ...[1, 2].map((index) => ({ queue: 'pt-clear', partition: 'west', payload: { index } })),
+    ]
+    expect((await http(broker, 'POST', '/api/v1/push', { items })).status).toBe(200)
+  })
+
+  it('refuses without --yes off a terminal; --dry-run counts and changes nothing', async () => {
+    const refused = await clear('pt-clear', 'east')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('refusing to clear partition east of queue pt-clear without --yes')
+    expect(refused.stderr).toContain('queenctl partition clear pt-clear east --yes')
+    const dry = await clear('pt-clear', 'east', '--dry-run', '-o', 'table')
+    expect(dry).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'would delete 3 message(s) of partition east of queue pt-clear\n',
+    })
+    expect(await totals('pt-clear')).toEqual({ east: 3, west: 2 })
+  })
+
+  it('--yes deletes the messages of that partition only; the partition stays', async () => {
+    const result = await clear('pt-clear', 'east', '--yes', '-o', 'table')
+    expect(result).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'cleared partition east of queue pt-clear: 3 message(s) deleted\n',
+    })
+    expect(await totals('pt-clear')).toEqual({ east: 0, west: 2 })
+    expect((await clear('pt-clear', 'east', '--dry-run')).code).toBe(4)
+  })
+
+  it('a partition the queue does not have exits 1 naming it, and deletes nothing', async () => {
+    const result = await clear('pt-clear', 'north', '--yes')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('queue "pt-clear" has no partition "north"')
+    expect(await totals('pt-clear')).toEqual({ east: 0, west: 2 })
   })
 })

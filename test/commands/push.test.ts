@@ -36,7 +36,7 @@ describe('queenctl push', () => {
     const queue = freshQueue()
     const file = await ndjsonFile(dir, 'orders.ndjson', ['{"id":1}', '{"id":2}', '', '"text"', '[1,2]', '{"id":5}'])
     const result = await push(queue, '--file', file, '-o', 'table')
-    expect(result).toEqual({ code: 0, stdout: 'queued=5 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    expect(result).toEqual({ code: 0, stdout: 'queued=5 duplicate=0 failed=0\n', stderr: '' })
     const messages = await drainQueue(broker, queue)
     expect(messages.map((message) => message.data)).toEqual([{ id: 1 }, { id: 2 }, 'text', [1, 2], { id: 5 }])
     expect(messages.map((message) => message.partition)).toEqual(Array(5).fill('Default'))
@@ -48,7 +48,7 @@ describe('queenctl push', () => {
   it('prints the counts as text when stdout is piped, as the Go queenctl does, and the typed result with -o json', async () => {
     const file = await ndjsonFile(dir, 'two.ndjson', ['{"a":1}', '{"a":2}'])
     const piped = await push(freshQueue(), '-f', file)
-    expect(piped).toEqual({ code: 0, stdout: 'queued=2 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    expect(piped).toEqual({ code: 0, stdout: 'queued=2 duplicate=0 failed=0\n', stderr: '' })
     const result = await push(freshQueue(), '-f', file, '-o', 'json')
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({
@@ -64,8 +64,8 @@ describe('queenctl push', () => {
   it('pushes --data into --partition with --transaction-id, and reports the same id again as a duplicate', async () => {
     const queue = freshQueue()
     const argv = [queue, '--data', '{"order": 42}', '--partition', 'eu', '--transaction-id', 'order-42', '-o', 'table']
-    expect(await push(...argv)).toEqual({ code: 0, stdout: 'queued=1 duplicate=0 buffered=0 failed=0\n', stderr: '' })
-    expect(await push(...argv)).toEqual({ code: 0, stdout: 'queued=0 duplicate=1 buffered=0 failed=0\n', stderr: '' })
+    expect(await push(...argv)).toEqual({ code: 0, stdout: 'queued=1 duplicate=0 failed=0\n', stderr: '' })
+    expect(await push(...argv)).toEqual({ code: 0, stdout: 'queued=0 duplicate=1 failed=0\n', stderr: '' })
     const messages = await drainQueue(broker, queue)
     expect(messages).toHaveLength(1)
     expect(messages[0]).toMatchObject({ partition: 'eu', transactionId: 'order-42', data: { order: 42 } })
@@ -76,7 +76,7 @@ describe('queenctl push', () => {
     const traceId = '0190f3c2-7a1e-7cc1-9b55-3f1e2d4c5b6a'
     const file = await ndjsonFile(dir, 'trace.ndjson', ['1', '2'])
     const result = await push(queue, '-f', file, '--transaction-id', 'first', '--trace-id', traceId, '-o', 'table')
-    expect(result.stdout).toBe('queued=2 duplicate=0 buffered=0 failed=0\n')
+    expect(result.stdout).toBe('queued=2 duplicate=0 failed=0\n')
     const messages = await drainQueue(broker, queue)
     expect(messages.map((message) => message.transactionId)[0]).toBe('first')
     expect(messages[1]!.transactionId).toMatch(UUID_V7)
@@ -102,7 +102,7 @@ describe('queenctl push', () => {
       '-o',
       'table',
     )
-    expect(result.stdout).toBe('queued=4 duplicate=0 buffered=0 failed=0\n')
+    expect(result.stdout).toBe('queued=4 duplicate=0 failed=0\n')
     const messages = await drainQueue(broker, queue)
     const where = Object.fromEntries(messages.map((message) => [(message.data as { n: number }).n, message.partition]))
     expect(where).toEqual({ 1: 'eu', 2: 'us', 3: 'other', 4: '7' })
@@ -118,7 +118,7 @@ describe('queenctl push', () => {
       JSON.stringify({ queue: first, partition: 'p1', data: null }),
     ])
     const result = await push('--wrapped', '-f', file, '-o', 'table')
-    expect(result).toEqual({ code: 0, stdout: 'queued=3 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    expect(result).toEqual({ code: 0, stdout: 'queued=3 duplicate=0 failed=0\n', stderr: '' })
     const inFirst = await drainQueue(broker, first)
     expect(
       inFirst.map(({ partition, transactionId, traceId: trace, data }) => ({ partition, transactionId, trace, data })),
@@ -136,7 +136,7 @@ describe('queenctl push', () => {
     const queue = freshQueue()
     const file = await ndjsonFile(dir, 'wrapped-arg.ndjson', [JSON.stringify({ queue: 'elsewhere', data: 1 })])
     expect((await push(queue, '--wrapped', '-f', file, '-o', 'table')).stdout).toBe(
-      'queued=1 duplicate=0 buffered=0 failed=0\n',
+      'queued=1 duplicate=0 failed=0\n',
     )
     expect((await drainQueue(broker, queue)).map((message) => message.data)).toEqual([1])
   })
@@ -146,7 +146,7 @@ describe('queenctl push', () => {
     const file = await ndjsonFile(dir, 'five.ndjson', ['1', '2', '3', '4', '5'])
     const result = await push(queue, '-f', file, '--batch', '2', '-o', 'table', '--debug')
     expect(result.code).toBe(0)
-    expect(result.stdout).toBe('queued=5 duplicate=0 buffered=0 failed=0\n')
+    expect(result.stdout).toBe('queued=5 duplicate=0 failed=0\n')
     expect(result.stderr.match(/^http: POST \S+\/api\/v1\/push 200 \d+ms$/gm)).toHaveLength(3)
     expect((await drainQueue(broker, queue)).map((message) => message.data)).toEqual([1, 2, 3, 4, 5])
   })
@@ -165,7 +165,7 @@ describe('queenctl push', () => {
     expect(result.stderr).toMatch(
       new RegExp(
         `^queenctl: ${file} line 4 not valid JSON \\(.+\\); the 3 item\\(s\\) of lines 1-3 were pushed ` +
-          '\\(queued=3 duplicate=0 buffered=0 failed=0\\)\nhint: fix line 4 and push the rest from it \\(tail -n \\+4\\)\n$',
+          '\\(queued=3 duplicate=0 failed=0\\)\nhint: fix line 4 and push the rest from it \\(tail -n \\+4\\)\n$',
       ),
     )
     expect((await drainQueue(broker, queue)).map((message) => message.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
@@ -206,7 +206,7 @@ describe('queenctl push', () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toBe('')
     expect(result.stderr.split('\n')[0]).toBe(
-      `queenctl: items[0].traceId: must be a UUID (${file} line 3); the 2 item(s) of lines 1-2 were pushed (queued=2 duplicate=0 buffered=0 failed=0)`,
+      `queenctl: items[0].traceId: must be a UUID (${file} line 3); the 2 item(s) of lines 1-2 were pushed (queued=2 duplicate=0 failed=0)`,
     )
     expect((await drainQueue(broker, queue)).map((message) => message.data)).toEqual([1, 2])
   })
@@ -218,7 +218,7 @@ describe('queenctl push', () => {
     const file = await ndjsonFile(dir, 'full.ndjson', ['1', '2', '3'])
     const result = await push(queue, '-f', file, '-o', 'table')
     expect(result.code).toBe(2)
-    expect(result.stdout).toBe('queued=2 duplicate=0 buffered=0 failed=1\n')
+    expect(result.stdout).toBe('queued=2 duplicate=0 failed=1\n')
     expect(result.stderr).toMatch(
       new RegExp(
         `^warning: line 3 \\(transaction [0-9a-f-]{36}\\) failed: queue '${queue}' is full \\(maxSize 2\\)\n$`,
@@ -298,7 +298,7 @@ describe('queenctl push, built CLI', () => {
     const queue = freshQueue()
     const file = await ndjsonFile(dir, 'stdin.ndjson', ['{"via":"stdin"}', '2'])
     const run = await runBuiltCli(['push', queue, '--server', broker.url, '-o', 'table'], { stdinFile: file })
-    expect(run).toMatchObject({ code: 0, stdout: 'queued=2 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    expect(run).toMatchObject({ code: 0, stdout: 'queued=2 duplicate=0 failed=0\n', stderr: '' })
     expect((await drainQueue(broker, queue)).map((message) => message.data)).toEqual([{ via: 'stdin' }, 2])
   })
 
@@ -309,7 +309,7 @@ describe('queenctl push, built CLI', () => {
       JSON.stringify({ queue: second, transactionId: 's-2', data: 2, _spool: { offset: 40 } }),
     ])
     const run = await runBuiltCli(['push', '--wrapped', '--server', broker.url, '-o', 'table'], { stdinFile: file })
-    expect(run).toMatchObject({ code: 0, stdout: 'queued=2 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    expect(run).toMatchObject({ code: 0, stdout: 'queued=2 duplicate=0 failed=0\n', stderr: '' })
     expect((await drainQueue(broker, first)).map((m) => [m.partition, m.transactionId, m.data])).toEqual([
       ['p', 's-1', 1],
     ])
@@ -340,7 +340,7 @@ describe('queenctl push, built CLI', () => {
       nodeArgs: ['--require', preload],
       timeoutMs: 900_000,
     })
-    expect(run).toMatchObject({ code: 0, stdout: 'queued=1000000 duplicate=0 buffered=0 failed=0\n', stderr: '' })
+    expect(run).toMatchObject({ code: 0, stdout: 'queued=1000000 duplicate=0 failed=0\n', stderr: '' })
     const maxRssMb = Number(await readFile(rssFile, 'utf8')) / 1024
     // The 14 MB input is never held at once: the CLI stays near its start-up footprint.
     expect(maxRssMb).toBeGreaterThan(10)

@@ -1,7 +1,8 @@
 /**
  * `queenctl tail` (docs/cli.md, "Data-plane commands") against a real in-process broker: the drain and idle modes in
  * this process with stdout, stderr and the exit code captured, and `--follow --ack` as a child of the built CLI that is
- * stopped with SIGINT. What was acked is read back from the broker.
+ * stopped with SIGINT. What was acked is read back from the broker; --concurrency is seen in the broker's count of
+ * parked long-polls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Tail from '../../src/commands/tail.js'
@@ -151,4 +152,59 @@ describe('queenctl tail', () => {
       await child.kill()
     }
   })
+
+  it('--concurrency N keeps N long-polls parked at the broker while following (built CLI)', async () => {
+    const queue = freshQueue()
+    const child = startCli(['tail', queue, '--cg', 'fan', '--follow', '--concurrency', '3', '--server', broker.url])
+    try {
+      await waitFor(async () => (await parkedPops()) === 3)
+      await pushPayloads(broker, queue, ['a'], 'p1')
+      await pushPayloads(broker, queue, ['b'], 'p2')
+      await child.waitFor(/"a"\}\n[\s\S]*"b"\}\n|"b"\}\n[\s\S]*"a"\}\n/, 30_000)
+      process.kill(child.pid, 'SIGINT')
+      expect(await child.exited(30_000)).toEqual({ code: 0, signal: null })
+      expect(
+        rows(child.stdout())
+          .map((row) => row.data)
+          .sort(),
+      ).toEqual(['a', 'b'])
+    } finally {
+      await child.kill()
+    }
+    await waitFor(async () => (await parkedPops()) === 0)
+  })
+
+  it('--concurrency shares --limit: exactly that many messages, none twice, each acked', async () => {
+    const queue = freshQueue()
+    for (const partition of ['p1', 'p2', 'p3', 'p4']) {
+      await pushPayloads(broker, queue, [`${partition}-1`, `${partition}-2`, `${partition}-3`], partition)
+    }
+    const result = await tail(queue, '--cg', 'shared', '--concurrency', '4', '--limit', '7', '--batch', '2', '--ack')
+    expect(result.code, result.stderr).toBe(0)
+    const printed = rows(result.stdout)
+    expect(printed).toHaveLength(7)
+    expect(new Set(printed.map((row) => row.transactionId)).size).toBe(7)
+    for (const row of printed) expect(await consumedBy(row, 'shared')).toBe(true)
+    // Within a partition the order holds.
+    for (const partition of ['p1', 'p2', 'p3', 'p4']) {
+      const own = printed.map((row) => String(row.data)).filter((data) => data.startsWith(`${partition}-`))
+      expect(own).toEqual([...own].sort())
+    }
+    // The rest is still there for the group.
+    expect(rows((await tail(queue, '--cg', 'shared', '--ack')).stdout)).toHaveLength(5)
+  })
 })
+
+/** The broker's parked long-poll pops (queen_pop_parked). */
+async function parkedPops(): Promise<number> {
+  const text = String((await http(broker, 'GET', '/metrics/prometheus')).body)
+  return Number(/^queen_pop_parked (\d+)$/m.exec(text)?.[1] ?? NaN)
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

@@ -6,7 +6,7 @@ import type { QueueListAnswer } from '../../wire/index.js'
 export default class QueueList extends HttpCommand {
   static override summary = 'List queues with their partition and message counts'
   static override description =
-    'GET /api/v1/resources/queues. -o wide adds namespace, task and creation time; -o json prints the rows.'
+    'GET /api/v1/resources/queues, newest first; --limit and --offset page it, as in the Go queenctl. -o wide adds namespace, task and creation time; -o json prints the rows.'
 
   static override aliases = ['queue:ls']
   static override hiddenAliases = ['q:list', 'q:ls', 'queues']
@@ -20,6 +20,11 @@ export default class QueueList extends HttpCommand {
     search: Flags.string({ description: 'only queues whose name contains this text' }),
     namespace: Flags.string({ description: 'only queues of this namespace' }),
     task: Flags.string({ description: 'only queues of this task' }),
+    limit: Flags.integer({
+      description: 'at most this many queues, newest first (the broker caps it at 10,000)',
+      min: 1,
+    }),
+    offset: Flags.integer({ description: 'queues to skip, newest first', min: 0 }),
   }
 
   async run(): Promise<QueueRow[]> {
@@ -27,7 +32,13 @@ export default class QueueList extends HttpCommand {
     const out = this.output(flags)
     const client = await this.httpClient(flags)
     const answer = await client.get<QueueListAnswer>('/api/v1/resources/queues', {
-      query: { search: flags.search, namespace: flags.namespace, task: flags.task },
+      query: {
+        search: flags.search,
+        namespace: flags.namespace,
+        task: flags.task,
+        limit: flags.limit,
+        offset: flags.offset,
+      },
     })
     out.list(answer.queues, QUEUE_COLUMNS)
     return answer.queues
