@@ -23,7 +23,13 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, needs: RouteClass, body?: unknown, signal?: AbortSignal) {
+async function call<T>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  needs: RouteClass,
+  body?: unknown,
+  signal?: AbortSignal,
+) {
   const { token } = authState()
   const headers: Record<string, string> = { accept: 'application/json' }
   if (token !== undefined) headers.authorization = `Bearer ${token}`
@@ -76,6 +82,11 @@ export function apiGet<T>(path: string, needs: RouteClass, signal?: AbortSignal)
 /** POST a JSON body to the broker. */
 export function apiPost<T>(path: string, needs: RouteClass, body: unknown): Promise<T> {
   return call<T>('POST', path, needs, body)
+}
+
+/** DELETE a resource of the broker. */
+export function apiDelete<T>(path: string, needs: RouteClass): Promise<T> {
+  return call<T>('DELETE', path, needs)
 }
 
 /** GET /health: its answer for 200 and 503 alike (both carry the same keys). Public: no token. */

@@ -2,7 +2,7 @@
  * A modal confirmation (<dialog>, so focus stays inside and Escape cancels). Opens when `open` is set; the
  * confirm button runs `onConfirm`, whose error is shown in the dialog.
  */
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useId, useRef, useState } from 'react'
 
 export function ConfirmDialog(props: {
   open: boolean
@@ -15,6 +15,8 @@ export function ConfirmDialog(props: {
   const ref = useRef<HTMLDialogElement>(null)
   const [error, setError] = useState<string | undefined>()
   const [busy, setBusy] = useState(false)
+  // Unique per dialog: a page may hold its own dialogs beside the header's.
+  const titleId = useId()
 
   useEffect(() => {
     const dialog = ref.current
@@ -39,8 +41,8 @@ export function ConfirmDialog(props: {
   }
 
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
       <p>{props.body}</p>
       {error !== undefined && (
         <p className="error" role="alert">
