@@ -26,3 +26,9 @@ export function formatOffset(ms: number): string {
 export function statusText(status: string): string {
   return status.replace('_', ' ')
 }
+
+/** A consumer group as a person reads it: the queue-mode group `__QUEUE_MODE__` is "queue mode". */
+export function groupText(group: string | null): string {
+  if (group === null) return '–'
+  return group === '__QUEUE_MODE__' ? 'queue mode' : group
+}

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { hsToken, SECRET } from '../broker/auth/tokens.js'
 import { http } from '../support/broker.js'
-import { openPage, startDashboardSession, type DashboardSession } from './browser.js'
+import { offLoopback, openPage, startDashboardSession, unexpectedErrors, type DashboardSession } from './browser.js'
 
 /** A session on a JWT broker, with an admin and a read-only token. */
 export interface SignedInSession extends DashboardSession {
@@ -63,4 +63,12 @@ export async function tabTo(page: Page, name: string | RegExp): Promise<void> {
     }
   }
   expect.fail(`Tab never reached "${String(name)}"`)
+}
+
+/** The checks at the end of a file: the pages made requests, none left loopback, and none logged an error. */
+export function expectQuietBrowser(session: DashboardSession): void {
+  const all = session.opened.flatMap((recorded) => recorded.requests)
+  expect(all.length).toBeGreaterThan(20)
+  expect(offLoopback(all)).toEqual([])
+  expect(session.opened.flatMap((recorded) => unexpectedErrors(recorded.errors))).toEqual([])
 }

@@ -4,7 +4,7 @@
  */
 import type { ReactNode } from 'react'
 import type { TraceEvent } from '../../../src/wire/index.js'
-import { formatOffset, formatWhen } from '../inspect-format'
+import { formatOffset, formatWhen, groupText } from '../inspect-format'
 import { JsonView } from './JsonView'
 
 export function TraceTimeline<T extends TraceEvent>(props: {
@@ -26,7 +26,7 @@ export function TraceTimeline<T extends TraceEvent>(props: {
           <div className="timeline-what">
             <span className="event-type">{event.event_type}</span>
             {props.place?.(event)}
-            {event.consumer_group !== null && <span className="muted"> group {event.consumer_group}</span>}
+            {event.consumer_group !== null && <span className="muted"> · {groupText(event.consumer_group)}</span>}
             {event.worker_id !== null && <span className="muted"> worker {event.worker_id}</span>}
             {event.trace_names.length > 0 && <span className="muted"> · {event.trace_names.join(', ')}</span>}
           </div>

@@ -19,7 +19,7 @@ import { JsonView } from '../components/JsonView'
 import { Link } from '../components/Link'
 import { Pager } from '../components/Pager'
 import { formatCount } from '../format'
-import { formatWhen } from '../inspect-format'
+import { formatWhen, groupText } from '../inspect-format'
 import { dlqHref, messagesHref, sinceFrom, type DlqRoute, type MessageRef } from '../inspect-routes'
 import { mayWrite } from '../permissions'
 import { navigate } from '../router'
@@ -106,9 +106,7 @@ export function Dlq({ route }: { route: DlqRoute }) {
     if (bulk === 'requeue') setDone(describeOutcome('Requeued', await runBulk(rows, requeue), rows.length))
     else {
       const messages = distinctMessages(rows)
-      setDone(
-        describeOutcome('Purged', await runBulk(messages, deleteMessage), messages.length) + ' (messages deleted)',
-      )
+      setDone(describeOutcome('Purged: deleted', await runBulk(messages, deleteMessage), messages.length))
     }
     poll.reload()
   }
@@ -136,7 +134,7 @@ export function Dlq({ route }: { route: DlqRoute }) {
       ),
     },
     { key: 'place', header: 'Queue / partition', cell: (row) => `${row.queue}/${row.partition}` },
-    { key: 'group', header: 'Group', cell: (row) => row.consumerGroup ?? '–' },
+    { key: 'group', header: 'Group', cell: (row) => groupText(row.consumerGroup) },
     { key: 'error', header: 'Error', cell: (row) => <span className="clip">{row.errorMessage ?? '–'}</span> },
     { key: 'retries', header: 'Retries', numeric: true, cell: (row) => formatCount(row.retryCount) },
     { key: 'failed', header: 'Failed at', cell: (row) => formatWhen(row.failedAt) },
@@ -246,6 +244,11 @@ export function Dlq({ route }: { route: DlqRoute }) {
   )
 }
 
+/** 1 dead letter, 3 dead letters */
+function deadLetters(count: number): string {
+  return `${formatCount(count)} dead letter${count === 1 ? '' : 's'}`
+}
+
 function dialogText(asking: Asking | undefined, total: number, route: DlqRoute) {
   if (asking === undefined) return { title: '', body: '', confirm: '' }
   const filters =
@@ -259,14 +262,14 @@ function dialogText(asking: Asking | undefined, total: number, route: DlqRoute) 
       .join(', ') || 'no filter: the whole dead-letter queue'
   if (asking.kind === 'bulk' && asking.bulk === 'requeue') {
     return {
-      title: `Requeue ${formatCount(total)} dead letters?`,
+      title: `Requeue ${deadLetters(total)}?`,
       body: `Every entry matching the filters (${filters}) is delivered again to the group that gave up on it, with its failure count at 0.`,
       confirm: 'Requeue all',
     }
   }
   if (asking.kind === 'bulk') {
     return {
-      title: `Purge ${formatCount(total)} dead letters?`,
+      title: `Purge ${deadLetters(total)}?`,
       body: `The messages of every entry matching the filters (${filters}) are deleted with their dead-letter entries and traces, for every group. This cannot be undone.`,
       confirm: 'Purge',
     }
@@ -274,7 +277,7 @@ function dialogText(asking: Asking | undefined, total: number, route: DlqRoute) 
   if (asking.action === 'requeue') {
     return {
       title: `Requeue ${asking.entry.transactionId}?`,
-      body: `It is delivered again to ${asking.entry.consumerGroup ?? 'its group'}, with its failure count at 0.`,
+      body: `It is delivered again to ${asking.entry.consumerGroup === null ? 'its group' : groupText(asking.entry.consumerGroup)}, with its failure count at 0.`,
       confirm: 'Requeue',
     }
   }
@@ -305,7 +308,7 @@ function EntryDetail(props: { entry: DlqMessage; writer: boolean; onAsk: (action
           {entry.queue}/{entry.partition}
         </dd>
         <dt>Group</dt>
-        <dd>{entry.consumerGroup ?? '–'}</dd>
+        <dd>{groupText(entry.consumerGroup)}</dd>
         <dt>Error</dt>
         <dd>{entry.errorMessage ?? '–'}</dd>
         <dt>Retries</dt>
