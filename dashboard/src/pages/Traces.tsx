@@ -83,7 +83,8 @@ export function Traces({ name }: { name: string }) {
             <>
               <p className="note">
                 {formatCount(data.trace?.total ?? events.length)} events on {formatCount(messages)} messages, oldest
-                first.
+                first
+                {(data.trace?.total ?? 0) > events.length ? `; the newest ${formatCount(events.length)} shown` : ''}.
               </p>
               <TraceTimeline events={events} place={messageLink} label={`Events of the trace ${name}`} />
             </>
