@@ -100,6 +100,8 @@ describe('what it shows', () => {
       .poll(async () => (await drawer.locator('.event-type').allInnerTexts()).sort())
       .toEqual(['charged', 'error', 'received'])
     await expectText(page, 'Trace events (3)')
+    // The page behind the drawer lists the queue's messages, every age.
+    await expect.poll(() => page.locator('main table.data:has(caption) tbody tr').count()).toBe(3)
     await screenshot(page, 'message-traces')
   })
 
