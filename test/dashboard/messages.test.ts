@@ -202,6 +202,24 @@ describe('keyboard, phone, accessibility', () => {
     })
   }
 
+  it('refreshes the list live, and not while paused', async () => {
+    const page = await session.openAs(`/messages?queue=${QUEUE}`)
+    await expect.poll(() => listed(page)).toEqual(['m-3', 'm-2', 'm-1', 'm-0'])
+    await page.getByRole('button', { name: 'Pause updates' }).click()
+    await page.getByRole('button', { name: 'Resume updates' }).waitFor()
+    const recorded = session.opened.at(-1)!
+    recorded.requests.length = 0
+    await queen
+      .queue(QUEUE)
+      .partition('p1')
+      .push([{ transactionId: 'm-5', data: { order: 5 } }])
+    await page.waitForTimeout(4500)
+    expect(recorded.requests.filter((url) => new URL(url).pathname.startsWith('/api/'))).toEqual([])
+    expect(await listed(page)).toEqual(['m-3', 'm-2', 'm-1', 'm-0'])
+    await page.getByRole('button', { name: 'Resume updates' }).click()
+    await expect.poll(() => listed(page), { timeout: 6000 }).toEqual(['m-5', 'm-3', 'm-2', 'm-1', 'm-0'])
+  })
+
   it('sent no request off loopback and logged no error', () => {
     expectQuietBrowser(session)
   })
