@@ -7,12 +7,15 @@ import { useAuth } from './auth'
 import { Header } from './components/Header'
 import { Link } from './components/Link'
 import { TokenForm } from './components/TokenForm'
+import { Dlq } from './pages/Dlq'
+import { Messages } from './pages/Messages'
 import { Overview } from './pages/Overview'
 import { ConsumerGroup } from './pages/ConsumerGroup'
 import { ConsumerGroups, groupLabel } from './pages/ConsumerGroups'
 import { Operations } from './pages/Operations'
 import { Queue } from './pages/Queue'
 import { Queues } from './pages/Queues'
+import { Traces } from './pages/Traces'
 import { useRoute, type Route } from './router'
 
 function titleOf(route: Route): string {
@@ -23,6 +26,12 @@ function titleOf(route: Route): string {
       return 'Queues'
     case 'queue':
       return `Queue ${route.name}`
+    case 'messages':
+      return 'Messages'
+    case 'dlq':
+      return 'Dead-letter queue'
+    case 'traces':
+      return 'Traces'
     case 'not-found':
       return 'Not found'
     case 'operations':
@@ -42,6 +51,12 @@ function View({ route }: { route: Route }) {
       return <Queues sort={route.sort} dir={route.dir} search={route.search} />
     case 'queue':
       return <Queue name={route.name} />
+    case 'messages':
+      return <Messages route={route} />
+    case 'dlq':
+      return <Dlq route={route} />
+    case 'traces':
+      return <Traces name={route.name} />
     case 'not-found':
       return (
         <>

@@ -84,6 +84,11 @@ export function apiPost<T>(path: string, needs: RouteClass, body: unknown): Prom
   return call<T>('POST', path, needs, body)
 }
 
+/** DELETE a resource of the broker. */
+export function apiDelete<T>(path: string, needs: RouteClass): Promise<T> {
+  return call<T>('DELETE', path, needs)
+}
+
 /** GET /health: its answer for 200 and 503 alike (both carry the same keys). Public: no token. */
 export async function fetchHealth(signal: AbortSignal): Promise<HealthAnswer> {
   let response: Response
@@ -97,9 +102,4 @@ export async function fetchHealth(signal: AbortSignal): Promise<HealthAnswer> {
     throw new ApiError(`/health answered ${response.status}`, response.status)
   }
   return (await response.json()) as HealthAnswer
-}
-
-/** DELETE on the broker (queue and consumer-group delete). */
-export function apiDelete<T>(path: string, needs: RouteClass): Promise<T> {
-  return call<T>('DELETE', path, needs)
 }

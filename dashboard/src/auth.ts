@@ -93,3 +93,13 @@ export function mayAdminister(token: string | undefined): boolean {
   const roles = claimedRoles(token)
   return roles.some((role) => role !== 'read-only' && role !== 'read-write')
 }
+
+/**
+ * Whether to offer write actions (seek, configure, retry, move to the DLQ, delete a message, requeue, purge: the
+ * `write` class of docs/http-api.md, "Auth classes"): with no token yes, with one when it claims any role but
+ * read-only. Display only, like mayAdminister.
+ */
+export function mayWrite(token: string | undefined): boolean {
+  if (token === undefined) return true
+  return claimedRoles(token).some((role) => role !== 'read-only')
+}

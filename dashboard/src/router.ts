@@ -4,6 +4,17 @@
  * index.html (docs/http-api.md, "Unknown routes"), so a deep link opens the dashboard on its view.
  */
 import { useSyncExternalStore } from 'react'
+import {
+  dlqHref,
+  messagesHref,
+  parseDlqRoute,
+  parseMessagesRoute,
+  parseTracesRoute,
+  tracesHref,
+  type DlqRoute,
+  type MessagesRoute,
+  type TracesRoute,
+} from './inspect-routes'
 
 /** The overview's time windows. */
 export const WINDOWS = ['1h', '6h', '24h'] as const
@@ -22,6 +33,9 @@ export type Route =
   | { view: 'overview'; window: TimeWindow }
   | { view: 'queues'; sort: QueueSort; dir: SortDirection; search: string }
   | { view: 'queue'; name: string }
+  | MessagesRoute
+  | DlqRoute
+  | TracesRoute
   | { view: 'not-found'; path: string }
   | { view: 'operations'; window: TimeWindow }
   | { view: 'consumer-groups'; threshold: number; lagging: boolean; search: string }
@@ -67,6 +81,9 @@ export function parseRoute(pathname: string, search: string): Route {
       return { view: 'not-found', path: pathname }
     }
   }
+  if (pathname === '/messages') return parseMessagesRoute(query)
+  if (pathname === '/dlq') return parseDlqRoute(query)
+  if (pathname === '/traces') return parseTracesRoute(query)
   const queue = /^\/queues\/([^/]+)$/.exec(pathname)
   if (queue?.[1] !== undefined) {
     try {
@@ -93,6 +110,12 @@ export function hrefOf(route: Route): string {
     }
     case 'queue':
       return `/queues/${encodeURIComponent(route.name)}`
+    case 'messages':
+      return messagesHref(route)
+    case 'dlq':
+      return dlqHref(route)
+    case 'traces':
+      return tracesHref(route)
     case 'not-found':
       return route.path
     case 'operations':

@@ -14,10 +14,11 @@ export function ConfirmDialog(props: {
   /** More than a sentence to show before confirming (a diff). */
   children?: ReactNode
 }) {
-  const titleId = useId()
   const ref = useRef<HTMLDialogElement>(null)
   const [error, setError] = useState<string | undefined>()
   const [busy, setBusy] = useState(false)
+  // Unique per dialog: a page may hold its own dialogs beside the header's.
+  const titleId = useId()
 
   useEffect(() => {
     const dialog = ref.current

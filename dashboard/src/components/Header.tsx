@@ -80,6 +80,21 @@ export function Header({ route }: { route: Route }) {
                 Consumer groups
               </Link>
             </li>
+            <li>
+              <Link href="/messages" aria-current={route.view === 'messages' ? 'page' : undefined}>
+                Messages
+              </Link>
+            </li>
+            <li>
+              <Link href="/dlq" aria-current={route.view === 'dlq' ? 'page' : undefined}>
+                DLQ
+              </Link>
+            </li>
+            <li>
+              <Link href="/traces" aria-current={route.view === 'traces' ? 'page' : undefined}>
+                Traces
+              </Link>
+            </li>
           </ul>
         </nav>
         <div className="header-tools">

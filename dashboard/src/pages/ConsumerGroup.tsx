@@ -13,7 +13,7 @@ import type {
   PartitionSeekAnswer,
 } from '../../../src/wire/index.js'
 import { apiDelete, apiGet, apiPost } from '../api'
-import { mayAdminister, useAuth } from '../auth'
+import { mayAdminister, mayWrite, useAuth } from '../auth'
 import { ConfirmDialog } from '../components/ConfirmDialog'
 import { DataTable, type Column } from '../components/DataTable'
 import { ErrorNote } from '../components/ErrorNote'
@@ -21,7 +21,6 @@ import { LagThreshold } from '../components/LagThreshold'
 import { Link } from '../components/Link'
 import { formatCount } from '../format'
 import { hrefOf, navigate } from '../router'
-import { mayWrite } from '../roles'
 import { usePoll } from '../use-poll'
 import { groupLabel, LagAge } from './ConsumerGroups'
 
