@@ -67,6 +67,22 @@ export interface MeshPeer {
   everConnected: boolean
   alive: boolean
   hint: string | null
+  /** The peer's last PEER_STATS (docs/operations.md, "Frame types"); null until one arrives. */
+  stats: MeshPeerStats | null
+}
+
+/** What a peer reports of itself every heartbeat. */
+export interface MeshPeerStats {
+  version: string
+  /** Long-polls parked on the peer. */
+  parkedPops: number
+  spoolRecords: number
+  spoolBytes: number
+  poolTotal: number
+  poolIdle: number
+  poolWaiting: number
+  /** Requests per second over the peer's last stats interval. */
+  rates: { push: number; pop: number; ack: number }
 }
 
 /** One authenticated inbound mesh connection. */

@@ -10,22 +10,13 @@ import type { Hint, WakeHint } from '../db/hint-channel.js'
 import { AUTH_FAILURES, CLOSE_TEXT, MeshSocket, type CloseReason, type MeshFrame } from './mesh-socket.js'
 import type { PeerAddress } from './peers.js'
 import { MAC_BYTES, MAX_FRAME_BYTES, SEQ_BYTES, type HelloIdentity } from './protocol.js'
-import type { MeshPeer, PeerState } from '../../wire/index.js'
+import type { MeshPeer, MeshPeerStats, PeerState } from '../../wire/index.js'
 
 /** State of a configured peer as `mesh status` shows it (src/wire/system.ts). */
 export type { PeerState }
 
-/** The PEER_STATS body (docs/operations.md, "Frame types"). */
-export interface PeerStats {
-  version: string
-  parkedPops: number
-  spoolRecords: number
-  spoolBytes: number
-  poolTotal: number
-  poolIdle: number
-  poolWaiting: number
-  rates: { push: number; pop: number; ack: number }
-}
+/** The PEER_STATS body (docs/operations.md, "Frame types"), as the mesh route shows it. */
+export type PeerStats = MeshPeerStats
 
 /** Where a frame's counters go (queen_mesh_frames_total, queen_mesh_auth_failures_total). */
 export interface MeshCounters {
