@@ -7,9 +7,13 @@ import { useAuth } from './auth'
 import { Header } from './components/Header'
 import { Link } from './components/Link'
 import { TokenForm } from './components/TokenForm'
+import { Analytics } from './pages/Analytics'
 import { Overview } from './pages/Overview'
 import { Queue } from './pages/Queue'
 import { Queues } from './pages/Queues'
+import { Replicas } from './pages/Replicas'
+import { Streams } from './pages/Streams'
+import { System } from './pages/System'
 import { useRoute, type Route } from './router'
 
 function titleOf(route: Route): string {
@@ -20,6 +24,14 @@ function titleOf(route: Route): string {
       return 'Queues'
     case 'queue':
       return `Queue ${route.name}`
+    case 'analytics':
+      return 'Analytics'
+    case 'system':
+      return 'System'
+    case 'replicas':
+      return 'Replicas'
+    case 'streams':
+      return 'Streams'
     case 'not-found':
       return 'Not found'
   }
@@ -33,6 +45,14 @@ function View({ route }: { route: Route }) {
       return <Queues sort={route.sort} dir={route.dir} search={route.search} />
     case 'queue':
       return <Queue name={route.name} />
+    case 'analytics':
+      return <Analytics span={route.window} />
+    case 'system':
+      return <System span={route.window} />
+    case 'replicas':
+      return <Replicas span={route.window} />
+    case 'streams':
+      return <Streams />
     case 'not-found':
       return (
         <>

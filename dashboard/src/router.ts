@@ -22,6 +22,10 @@ export type Route =
   | { view: 'overview'; window: TimeWindow }
   | { view: 'queues'; sort: QueueSort; dir: SortDirection; search: string }
   | { view: 'queue'; name: string }
+  | { view: 'analytics'; window: TimeWindow }
+  | { view: 'system'; window: TimeWindow }
+  | { view: 'replicas'; window: TimeWindow }
+  | { view: 'streams' }
   | { view: 'not-found'; path: string }
 
 function oneOf<T extends string>(values: readonly T[], value: string | null, fallback: T): T {
@@ -38,6 +42,13 @@ export function parseRoute(pathname: string, search: string): Route {
     const dir = oneOf(['asc', 'desc'] as const, query.get('dir'), sort === 'name' ? 'asc' : 'desc')
     return { view: 'queues', sort, dir, search: query.get('q') ?? '' }
   }
+  if (pathname === '/analytics' || pathname === '/system' || pathname === '/replicas') {
+    return {
+      view: pathname.slice(1) as 'analytics' | 'system' | 'replicas',
+      window: oneOf(WINDOWS, query.get('window'), '1h'),
+    }
+  }
+  if (pathname === '/streams') return { view: 'streams' }
   const queue = /^\/queues\/([^/]+)$/.exec(pathname)
   if (queue?.[1] !== undefined) {
     try {
@@ -64,6 +75,12 @@ export function hrefOf(route: Route): string {
     }
     case 'queue':
       return `/queues/${encodeURIComponent(route.name)}`
+    case 'analytics':
+    case 'system':
+    case 'replicas':
+      return route.window === '1h' ? `/${route.view}` : `/${route.view}?window=${route.window}`
+    case 'streams':
+      return '/streams'
     case 'not-found':
       return route.path
   }

@@ -67,6 +67,13 @@ export function Header({ route }: { route: Route }) {
                 Queues
               </Link>
             </li>
+            {(['analytics', 'system', 'replicas', 'streams'] as const).map((view) => (
+              <li key={view}>
+                <Link href={`/${view}`} aria-current={route.view === view ? 'page' : undefined}>
+                  {view[0]!.toUpperCase() + view.slice(1)}
+                </Link>
+              </li>
+            ))}
           </ul>
         </nav>
         <div className="header-tools">
