@@ -16,6 +16,8 @@ export interface Series {
 }
 
 const HEIGHT_PX = 240
+/** Tick steps of a count axis. */
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 
 export function TimeSeriesChart(props: {
   /** Epoch seconds, ascending, one per value of every series. */
@@ -26,6 +28,8 @@ export function TimeSeriesChart(props: {
   format: (value: number) => string
   /** The window shown, ms, ending now (default: the data's own span; one point alone needs it). */
   windowMs?: number
+  /** Whole numbers (counts): the value axis ticks only at integers. */
+  integer?: boolean
 }) {
   const container = useRef<HTMLDivElement>(null)
   const windowMs = useRef(props.windowMs)
@@ -56,7 +60,15 @@ export function TimeSeriesChart(props: {
             value: (_: uPlot, value: number | null) => (value === null ? '–' : format(value)),
           })),
         ],
-        axes: [axis, { ...axis, values: (_: uPlot, ticks: number[]) => ticks.map(format), size: 80 }],
+        axes: [
+          axis,
+          {
+            ...axis,
+            values: (_: uPlot, ticks: number[]) => ticks.map(format),
+            size: 80,
+            ...(props.integer ? { incrs: INTEGER_STEPS } : {}),
+          },
+        ],
         scales: {
           x: {
             time: true,

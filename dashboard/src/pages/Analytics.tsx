@@ -127,6 +127,7 @@ export function Analytics({ span }: { span: TimeWindow }) {
               series={FLOW.map(({ key, label, color }) => ({ label, color, values: flow.totals[key] }))}
               theme={theme}
               format={formatCount}
+              integer
               windowMs={WINDOW_MS[span]}
               label={
                 flow.times.length === 0

@@ -39,7 +39,11 @@ const PEER_COLUMNS: Column<MeshPeer>[] = [
     header: 'Last heartbeat',
     cell: (p) => (p.state === 'self' ? '–' : formatAgo(p.lastHeartbeatAt)),
   },
-  { key: 'since', header: 'In this state', cell: (p) => formatAgo(p.since).replace(/ ago$/, '') },
+  {
+    key: 'since',
+    header: 'In this state',
+    cell: (p) => (p.since === null ? '–' : formatAgo(p.since).replace(/ ago$/, '')),
+  },
   {
     key: 'parked',
     header: 'Parked pops',
@@ -170,6 +174,7 @@ export function Replicas({ span }: { span: TimeWindow }) {
                   series={lines.series}
                   theme={theme}
                   format={formatCount}
+                  integer
                   windowMs={WINDOW_MS[span]}
                   label={`Long-polls parked per replica per ${parked.data.bucketMinutes}-minute bucket over the last ${span}; now: ${rows.map((r) => `${r.serverId} ${r.latest}`).join(', ')}`}
                 />
