@@ -9,6 +9,7 @@ import { Link } from './components/Link'
 import { TokenForm } from './components/TokenForm'
 import { Dlq } from './pages/Dlq'
 import { Messages } from './pages/Messages'
+import { Analytics } from './pages/Analytics'
 import { Overview } from './pages/Overview'
 import { ConsumerGroup } from './pages/ConsumerGroup'
 import { ConsumerGroups, groupLabel } from './pages/ConsumerGroups'
@@ -16,6 +17,9 @@ import { Operations } from './pages/Operations'
 import { Queue } from './pages/Queue'
 import { Queues } from './pages/Queues'
 import { Traces } from './pages/Traces'
+import { Replicas } from './pages/Replicas'
+import { Streams } from './pages/Streams'
+import { System } from './pages/System'
 import { useRoute, type Route } from './router'
 
 function titleOf(route: Route): string {
@@ -32,6 +36,14 @@ function titleOf(route: Route): string {
       return 'Dead-letter queue'
     case 'traces':
       return 'Traces'
+    case 'analytics':
+      return 'Analytics'
+    case 'system':
+      return 'System'
+    case 'replicas':
+      return 'Replicas'
+    case 'streams':
+      return 'Streams'
     case 'not-found':
       return 'Not found'
     case 'operations':
@@ -57,6 +69,14 @@ function View({ route }: { route: Route }) {
       return <Dlq route={route} />
     case 'traces':
       return <Traces name={route.name} />
+    case 'analytics':
+      return <Analytics span={route.window} />
+    case 'system':
+      return <System span={route.window} />
+    case 'replicas':
+      return <Replicas span={route.window} />
+    case 'streams':
+      return <Streams />
     case 'not-found':
       return (
         <>

@@ -36,6 +36,10 @@ export type Route =
   | MessagesRoute
   | DlqRoute
   | TracesRoute
+  | { view: 'analytics'; window: TimeWindow }
+  | { view: 'system'; window: TimeWindow }
+  | { view: 'replicas'; window: TimeWindow }
+  | { view: 'streams' }
   | { view: 'not-found'; path: string }
   | { view: 'operations'; window: TimeWindow }
   | { view: 'consumer-groups'; threshold: number; lagging: boolean; search: string }
@@ -84,6 +88,13 @@ export function parseRoute(pathname: string, search: string): Route {
   if (pathname === '/messages') return parseMessagesRoute(query)
   if (pathname === '/dlq') return parseDlqRoute(query)
   if (pathname === '/traces') return parseTracesRoute(query)
+  if (pathname === '/analytics' || pathname === '/system' || pathname === '/replicas') {
+    return {
+      view: pathname.slice(1) as 'analytics' | 'system' | 'replicas',
+      window: oneOf(WINDOWS, query.get('window'), '1h'),
+    }
+  }
+  if (pathname === '/streams') return { view: 'streams' }
   const queue = /^\/queues\/([^/]+)$/.exec(pathname)
   if (queue?.[1] !== undefined) {
     try {
@@ -116,6 +127,12 @@ export function hrefOf(route: Route): string {
       return dlqHref(route)
     case 'traces':
       return tracesHref(route)
+    case 'analytics':
+    case 'system':
+    case 'replicas':
+      return route.window === '1h' ? `/${route.view}` : `/${route.view}?window=${route.window}`
+    case 'streams':
+      return '/streams'
     case 'not-found':
       return route.path
     case 'operations':

@@ -48,6 +48,8 @@ import { registerStreamRoutes } from './http/routes/streams.js'
 import { registerStatsRefreshRoute } from './http/routes/stats-refresh.js'
 import { registerStatusQueueRoutes } from './http/routes/status-queues.js'
 import { registerStatusRoutes } from './http/routes/status.js'
+import { registerStatusTopRoute } from './http/routes/status-top.js'
+import { registerStreamQueriesRoute } from './http/routes/stream-queries.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
 import { MAX_POP_TIMEOUT_MS } from './http/validation/pop-query.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
@@ -258,6 +260,8 @@ function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void>
   registerStatsRefreshRoute(app)
   registerStatusRoutes(app)
   registerStatusQueueRoutes(app)
+  registerStatusTopRoute(app)
+  registerStreamQueriesRoute(app)
   registerAnalyticsRoutes(app)
   registerPostgresStatsRoute(app)
   registerMetricsRoutes(app)

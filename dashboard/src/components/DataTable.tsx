@@ -1,9 +1,9 @@
 /**
  * A table of rows, one column definition per column: header, cell, alignment (numbers right-aligned in
  * tabular figures) and, for a sorted column, its `aria-sort`. It scrolls sideways inside its box, never the
- * page, on a narrow screen.
+ * page, on a narrow screen; while it overflows, its box takes the focus, so the keyboard can scroll it too.
  */
-import type { ReactNode } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 
 /** One column of a {@link DataTable}. */
 export interface Column<T> {
@@ -23,8 +23,24 @@ export function DataTable<T>(props: {
   caption?: string
   className?: string
 }) {
+  const box = useRef<HTMLDivElement>(null)
+  const [overflows, setOverflows] = useState(false)
+  useEffect(() => {
+    const element = box.current
+    if (element === null) return
+    const check = () => setOverflows(element.scrollWidth > element.clientWidth)
+    check()
+    const observer = new ResizeObserver(check)
+    observer.observe(element)
+    if (element.firstElementChild !== null) observer.observe(element.firstElementChild)
+    return () => observer.disconnect()
+  }, [])
   return (
-    <div className={props.className === undefined ? 'table-scroll' : `table-scroll ${props.className}`}>
+    <div
+      ref={box}
+      className={props.className === undefined ? 'table-scroll' : `table-scroll ${props.className}`}
+      {...(overflows ? { tabIndex: 0, role: 'region', 'aria-label': props.caption ?? 'Table, scrolls sideways' } : {})}
+    >
       <table className="data">
         {props.caption !== undefined && <caption className="sr-only">{props.caption}</caption>}
         <thead>

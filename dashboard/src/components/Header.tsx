@@ -16,6 +16,21 @@ import { Link } from './Link'
 
 type Kind = 'push' | 'pop'
 
+/** The header's links, each marked current on the views it leads to. */
+const NAVIGATION: { href: string; label: string; views: Route['view'][] }[] = [
+  { href: '/', label: 'Overview', views: ['overview'] },
+  { href: '/queues', label: 'Queues', views: ['queues', 'queue'] },
+  { href: '/operations', label: 'Operations', views: ['operations'] },
+  { href: '/consumer-groups', label: 'Consumer groups', views: ['consumer-groups', 'consumer-group'] },
+  { href: '/messages', label: 'Messages', views: ['messages'] },
+  { href: '/dlq', label: 'DLQ', views: ['dlq'] },
+  { href: '/traces', label: 'Traces', views: ['traces'] },
+  { href: '/analytics', label: 'Analytics', views: ['analytics'] },
+  { href: '/system', label: 'System', views: ['system'] },
+  { href: '/replicas', label: 'Replicas', views: ['replicas'] },
+  { href: '/streams', label: 'Streams', views: ['streams'] },
+]
+
 const MAINTENANCE: Record<Kind, { label: string; path: string; effect: string }> = {
   push: {
     label: 'Push maintenance',
@@ -54,47 +69,13 @@ export function Header({ route }: { route: Route }) {
         </div>
         <nav aria-label="Views">
           <ul>
-            <li>
-              <Link href="/" aria-current={route.view === 'overview' ? 'page' : undefined}>
-                Overview
-              </Link>
-            </li>
-            <li>
-              <Link
-                href="/queues"
-                aria-current={route.view === 'queues' || route.view === 'queue' ? 'page' : undefined}
-              >
-                Queues
-              </Link>
-            </li>
-            <li>
-              <Link href="/operations" aria-current={route.view === 'operations' ? 'page' : undefined}>
-                Operations
-              </Link>
-            </li>
-            <li>
-              <Link
-                href="/consumer-groups"
-                aria-current={route.view === 'consumer-groups' || route.view === 'consumer-group' ? 'page' : undefined}
-              >
-                Consumer groups
-              </Link>
-            </li>
-            <li>
-              <Link href="/messages" aria-current={route.view === 'messages' ? 'page' : undefined}>
-                Messages
-              </Link>
-            </li>
-            <li>
-              <Link href="/dlq" aria-current={route.view === 'dlq' ? 'page' : undefined}>
-                DLQ
-              </Link>
-            </li>
-            <li>
-              <Link href="/traces" aria-current={route.view === 'traces' ? 'page' : undefined}>
-                Traces
-              </Link>
-            </li>
+            {NAVIGATION.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={item.views.includes(route.view) ? 'page' : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
           </ul>
         </nav>
         <div className="header-tools">

@@ -18,7 +18,8 @@ import { apiGet } from '../api'
 import { DataTable, type Column } from '../components/DataTable'
 import { ErrorNote } from '../components/ErrorNote'
 import { Link } from '../components/Link'
-import { Tile, WindowNav } from '../components/Tiles'
+import { Tile } from '../components/Tile'
+import { WindowPicker } from '../components/WindowPicker'
 import { Sparkline } from '../components/Sparkline'
 import { formatCount } from '../format'
 import { formatPace } from '../pace'
@@ -195,7 +196,7 @@ export function Operations({ span }: { span: TimeWindow }) {
     <>
       <div className="page-title">
         <h1>Operations</h1>
-        <WindowNav current={span} hrefOf={(window) => hrefOf({ view: 'operations', window })} />
+        <WindowPicker current={span} hrefFor={(window) => hrefOf({ view: 'operations', window })} />
       </div>
       <ErrorNote error={error} />
       {data !== undefined && (

@@ -73,6 +73,7 @@ const ROWS: readonly Row[] = [
   ['GET', '/api/v1/status/queues/:queue/messages', 'read'], // 39
   ['GET', '/api/v1/status/analytics', 'read'], // 40
   ['GET', '/api/v1/status/buffers', 'read'], // 41
+  ['GET', '/api/v1/status/top', 'read'], // ours: the dashboard's overview leaders, bounded
   ['GET', '/api/v1/analytics/system-metrics', 'admin', 'operator'], // 42
   ['GET', '/api/v1/analytics/worker-metrics', 'admin', 'operator'], // 43
   ['GET', '/api/v1/analytics/postgres-stats', 'admin', 'operator'], // 44
@@ -98,6 +99,7 @@ const ROWS: readonly Row[] = [
   ['POST', '/streams/v1/queries', 'write'], // 62
   ['POST', '/streams/v1/cycle', 'write'], // 63
   ['POST', '/streams/v1/state/get', 'read'], // 64
+  ['GET', '/streams/v1/queries', 'read'], // ours: the dashboard's streams page
   // 65: the dashboard's files hold no data (its pages call the API with the user's token); registered unless
   // QUEEN_DASHBOARD=false. The SPA fallback answers from the not-found handler, which serves only index.html.
   ['GET', '/', 'public'],

@@ -55,6 +55,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/api/v1/status/queues/q/messages'],
   ['GET', '/api/v1/status/analytics'],
   ['GET', '/api/v1/status/buffers'],
+  ['GET', '/api/v1/status/top'],
   ['GET', '/api/v1/analytics/system-metrics'],
   ['GET', '/api/v1/analytics/worker-metrics'],
   ['GET', '/api/v1/analytics/postgres-stats'],
@@ -78,6 +79,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/streams/v1/queries'],
   ['POST', '/streams/v1/cycle'],
   ['POST', '/streams/v1/state/get'],
+  ['GET', '/streams/v1/queries'],
   // Not in docs/http-api.md's table, but the JS client's Admin.getPartitions calls it.
   ['GET', '/api/v1/resources/partitions'],
 ]
