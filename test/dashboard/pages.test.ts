@@ -196,6 +196,16 @@ describe('the queues grid', () => {
     await waitForOrder(deep, ['dash-orders'])
   })
 
+  it("the header's search opens the grid filtered by what was typed, from any page", async () => {
+    const page = await open('/queues/dash-audit')
+    await expectText(page, 'Queue dash-audit')
+    await page.getByRole('searchbox', { name: 'Search queues' }).fill('emai')
+    await page.getByRole('searchbox', { name: 'Search queues' }).press('Enter')
+    await expect.poll(() => new URL(page.url()).pathname + new URL(page.url()).search).toBe('/queues?q=emai')
+    await waitForOrder(page, ['dash-emails'])
+    expect(await page.getByLabel('Filter by name').inputValue()).toBe('emai')
+  })
+
   it('is reached and sorted with the keyboard alone, focus visible', async () => {
     const page = await open('/')
     await expectText(page, 'Top queues by pending')

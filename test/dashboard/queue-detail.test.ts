@@ -141,10 +141,11 @@ describe('the queue page', () => {
     await expectText(page, /^queue mode: 8 unsettled, the oldest \d+ (s|min \d+ s) old · Stable$/)
     for (const [name, href] of [
       ['Messages', '/messages?queue=qd-orders'],
-      ['Traces', '/traces?queue=qd-orders'],
+      ['Traces (all queues)', '/traces'],
       ['Dead letters', '/dlq?queue=qd-orders'],
     ]) {
-      expect(await page.getByRole('link', { name, exact: true }).getAttribute('href')).toBe(href)
+      const links = page.getByRole('navigation', { name: 'More about qd-orders' })
+      expect(await links.getByRole('link', { name, exact: true }).getAttribute('href')).toBe(href)
     }
     const config = page.locator('.config-list')
     expect(await config.innerText()).toMatch(/Lease time\s+120 s/)

@@ -8,7 +8,7 @@ import type { HealthAnswer, MaintenanceSetAnswer, PopMaintenanceAnswer } from '.
 import { apiPost, fetchHealth } from '../api'
 import { claimedRoles, mayAdminister, signOut, useAuth } from '../auth'
 import { formatDuration } from '../format'
-import { type Route } from '../router'
+import { hrefOf, navigate, type Route } from '../router'
 import { setTheme, useTheme } from '../theme'
 import { setLive, useLive, usePoll } from '../use-poll'
 import { ConfirmDialog } from './ConfirmDialog'
@@ -78,6 +78,7 @@ export function Header({ route }: { route: Route }) {
             ))}
           </ul>
         </nav>
+        <QueueSearch />
         <div className="header-tools">
           <HealthBadge health={health.data} error={health.error} />
           <button type="button" aria-pressed={!live} onClick={() => setLive(!live)}>
@@ -153,5 +154,32 @@ function HealthBadge({ health, error }: { health: HealthAnswer | undefined; erro
       <span className="sr-only">Broker </span>
       {health.status} · {health.server_id} · v{health.version} · up {formatDuration(health.uptime_s)}
     </span>
+  )
+}
+
+/**
+ * The header's search: a queue name, or part of one, opens the queues grid filtered by it (the filter is in the
+ * URL, so the result is a link like any other view).
+ */
+function QueueSearch() {
+  const [text, setText] = useState('')
+  return (
+    <form
+      role="search"
+      className="header-search"
+      onSubmit={(event) => {
+        event.preventDefault()
+        navigate(hrefOf({ view: 'queues', sort: 'name', dir: 'asc', search: text.trim() }))
+      }}
+    >
+      <label htmlFor="header-search">Search queues</label>
+      <input
+        id="header-search"
+        type="search"
+        value={text}
+        placeholder="queue name"
+        onChange={(event) => setText(event.target.value)}
+      />
+    </form>
   )
 }

@@ -141,7 +141,8 @@ export function Queue({ name }: { name: string }) {
       </div>
       <nav aria-label={`More about ${name}`} className="link-row">
         <Link href={`/messages${query}`}>Messages</Link>
-        <Link href={`/traces${query}`}>Traces</Link>
+        {/* Trace names span queues and the API lists them for all queues only (docs/dashboard.md, "What it shows"). */}
+        <Link href="/traces">Traces (all queues)</Link>
         <Link href={`/dlq${query}`}>Dead letters</Link>
       </nav>
       <ErrorNote error={error} />
