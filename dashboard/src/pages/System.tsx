@@ -116,6 +116,7 @@ export function System({ span }: { span: TimeWindow }) {
       value: (p: SystemPoint) => p.poolWaiting,
       format: formatCount,
       unit: 'requests waiting for a database connection',
+      integer: true,
     },
   ]
 
@@ -152,6 +153,7 @@ export function System({ span }: { span: TimeWindow }) {
                         series={lines.series}
                         theme={theme}
                         format={chart.format}
+                        integer={chart.integer}
                         windowMs={WINDOW_MS[span]}
                         label={`${chart.title} per replica over the last ${span}; latest: ${now}`}
                       />
