@@ -24,9 +24,9 @@ import { Sparkline } from '../components/Sparkline'
 import { formatCount } from '../format'
 import { formatPace } from '../pace'
 import { hrefOf, type TimeWindow } from '../router'
+import { WINDOW_MS } from '../time-window'
 import { usePoll } from '../use-poll'
 
-const WINDOW_MS: Record<TimeWindow, number> = { '1h': 3_600_000, '6h': 21_600_000, '24h': 86_400_000 }
 
 /** One queue's line of the operations table. */
 interface QueueOperations {
