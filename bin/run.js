@@ -1,8 +1,9 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=16 --heap-growing-percent=50
 // The queenctl entry point: oclif finds the commands through oclif.manifest.json and dist/commands.
-// `queenctl serve` with no flags (as containers and the benchmark run it) starts the broker without oclif,
-// whose modules and command manifest cost it about 10 MB of RSS (issue 22); an environment that is not a
-// valid configuration goes through oclif's `serve`, which reports it as for any other command.
+// `queenctl serve` (as containers and the benchmark run it), with or without its flags, starts the broker
+// without oclif, whose modules and command manifest cost it about 10 MB of RSS (issues 22 and 39); anything
+// else (`--help`, an unknown flag, a value the command refuses, an environment that is not a valid
+// configuration) goes through oclif's `serve`, which reports it as for any other command.
 //
 // V8 flags for a long-running broker whose live heap stays near 20 MB while it allocates fast:
 // - --heap-growing-percent=50: after each full GC V8 lets the old generation grow to up to 4x the live heap
@@ -31,7 +32,7 @@
 // 137-158 MB to 125-137 MB.
 // Running `node bin/run.js` directly skips this line; the installed `queenctl` binary and `npm start` use it.
 const argv = process.argv.slice(2)
-const running = argv.length === 1 && argv[0] === 'serve' ? await serveWithoutOclif() : undefined
+const running = argv[0] === 'serve' ? await serveWithoutOclif(argv.slice(1)) : undefined
 if (running === undefined) {
   // Global flags in any position, as the Go queenctl takes them (docs/cli.md, "Compatibility with the Go queenctl").
   const { rewriteGlobalFlags } = await import('../dist/cli/global-argv.js')
@@ -41,11 +42,11 @@ if (running === undefined) {
   await (await import('@oclif/core')).execute({ dir: import.meta.url, args })
 }
 
-/** The broker configured by the environment alone; undefined (nothing done) when that is not a valid one. */
-async function serveWithoutOclif() {
-  const { serveFromEnvironment } = await import('../dist/broker/server.js')
+/** The broker configured by the environment and the serve flags; undefined (nothing done) when oclif must read them. */
+async function serveWithoutOclif(flags) {
+  const { serveFromArgv } = await import('../dist/broker/server.js')
   try {
-    return await serveFromEnvironment()
+    return await serveFromArgv(flags)
   } catch (error) {
     // Printed as the oclif command prints the same failure (a configuration problem is the operator's to fix).
     const { printFailure } = await import('../dist/cli/failure-output.js')

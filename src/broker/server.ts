@@ -3,12 +3,14 @@
  * broker (broker.ts), listens, and drains on shutdown; and what `serve` does once its configuration is
  * resolved, shared by the oclif command (src/commands/serve.ts) and bin/run.js's flag-less start.
  */
+import { readFile } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from './config/broker-config.js'
 import { effectiveConfigLines } from './config/effective-lines.js'
 import { ConfigError } from '../platform/config/config-error.js'
 import { resolveBrokerConfig, type ResolvedConfig } from './config/resolve.js'
+import { parseServeFlags } from './config/serve-flags.js'
 import { createLogger } from '../platform/log/logger.js'
 import { BootError } from './parts/boot-error.js'
 import { preloadPg } from './parts/pg-preload.js'
@@ -130,19 +132,24 @@ export async function serveBroker({ config, warnings, infos }: ResolvedConfig): 
 }
 
 /**
- * `queenctl serve` without flags, as bin/run.js starts it: configured by the environment alone, without
+ * `queenctl serve [FLAGS]`, as bin/run.js starts it: configured by the environment and the serve flags, without
  * the CLI framework, whose modules and command manifest cost the broker about 10 MB of RSS it never uses
- * (issue 22). Resolves to undefined, having done nothing, when the environment is not a valid
- * configuration: the caller then runs the oclif command, which reports the problems as it always has.
+ * (issues 22 and 39). Resolves to undefined, having done nothing, for anything it does not take as given (an
+ * unknown flag, `--help`, `--print-config`, a value the command would refuse, an unreadable `--env-file`, an
+ * environment that is not a valid configuration): the caller then runs the oclif command, which reports it as it
+ * always has.
  */
-export async function serveFromEnvironment(): Promise<RunningBroker | undefined> {
+export async function serveFromArgv(argv: readonly string[]): Promise<RunningBroker | undefined> {
+  const flags = parseServeFlags(argv)
+  if (flags === undefined) return undefined
+  let envFile: string | undefined
+  if (flags.envFile !== undefined) {
+    envFile = await readFile(flags.envFile, 'utf8').catch(() => undefined)
+    if (envFile === undefined) return undefined
+  }
   let resolved: ResolvedConfig
   try {
-    resolved = resolveBrokerConfig({
-      env: process.env,
-      envFile: undefined,
-      flags: { port: undefined, host: undefined, logLevel: undefined, dataDir: undefined },
-    })
+    resolved = resolveBrokerConfig({ env: process.env, envFile, flags })
   } catch (error) {
     if (error instanceof ConfigError) return undefined
     throw error

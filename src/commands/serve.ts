@@ -62,7 +62,7 @@ export default class Serve extends BaseCommand {
       for (const warning of resolved.warnings) process.stderr.write(`${warning}\n`)
       return
     }
-    // Without flags, bin/run.js starts the broker with serveFromEnvironment() and never loads this command.
+    // bin/run.js starts the broker with serveFromArgv() and never loads this command, unless it must report something.
     await serveBroker(resolved)
   }
 }

@@ -260,7 +260,7 @@ describe('queenctl serve on an external PostgreSQL', () => {
     }
   })
 
-  it('without flags starts without loading oclif (issue 22); with flags, through the oclif command', async () => {
+  it('starts without loading oclif, with or without its flags (issues 22 and 39); oclif reports what it refuses', async () => {
     const database = await createTestDatabase('serve_no_oclif')
     try {
       await withSpoolDir(async (spool) => {
@@ -288,7 +288,15 @@ describe('queenctl serve on an external PostgreSQL', () => {
         }
         // Neither loads Node's bundled fetch (undici), which pg's Cloudflare probe would (parts/pg-preload.ts).
         expect(await served(['serve'])).toEqual({ oclif: false, undici: false })
-        expect(await served(['serve', '--log-level', 'info'])).toEqual({ oclif: true, undici: false })
+        expect(await served(['serve', '--log-level', 'info', '--host=127.0.0.1'])).toEqual({ oclif: false, undici: false })
+        // A value the command refuses goes to oclif, which names the flag and starts nothing.
+        const refused = await runCli(['serve', '--log-level', 'loud'], {
+          env: { ...pgEnv(database), PORT: '0', FILE_BUFFER_DIR: spool },
+        })
+        expect(refused.code, refused.stdout).not.toBe(0)
+        expect(refused.stdout).not.toMatch(/\blistening\b/)
+        expect(refused.stderr).toMatch(/--log-level/)
+        expect(refused.stderr).toMatch(/loud/)
       })
     } finally {
       await dropDatabase(database)
