@@ -14,6 +14,7 @@ import { median } from './measure.js'
 import type { ScenarioResult } from './scenario-run.js'
 import type { ScenarioSpec } from './scenarios.js'
 import { ratio, type Aggregate, type Stat, type TargetCheck } from './targets.js'
+import { MEMORY_KINDS, type MemoryMap } from './memory-map.js'
 
 /** Where and how the run happened. */
 export interface Environment {
@@ -43,6 +44,8 @@ export interface BenchReport {
   targets: TargetCheck[]
   soak?: { samples: { minute: number; rssMb: number }[]; result?: ScenarioResult }
   finalBrokerRssMb?: number
+  /** `--memory-map`: the broker's memory by kind at idle. */
+  idleBrokerMemory?: MemoryMap
 }
 
 export function gitSha(): string {
@@ -102,6 +105,59 @@ function ratioCell(results: readonly ScenarioResult[], row: Aggregate, other: Ad
 }
 
 /** The report as markdown. */
+/**
+ * CPU per delivery, fan-out against drain (issue 39, part 5). The table's CPU is per 100k messages, and a fan-out
+ * message is delivered once per group and pushed in the same window, so its figure is not a delivery's cost: here
+ * it is divided by the groups, and shown again with push-100's CPU per message taken out first.
+ */
+function deliveryCpuLines(report: BenchReport): string[] {
+  const fanout = report.scenarios.find((spec) => spec.id === 'fanout')
+  if (!fanout || fanout.groups <= 0) return []
+  const lines: string[] = []
+  const perMessageUs = (scenario: string, adapter: AdapterName, key: 'brokerCpuPer100k' | 'pgCpuPer100k') => {
+    const row = report.aggregates.find((a) => a.scenario === scenario && a.adapter === adapter)
+    const value = row?.[key].median
+    return value === undefined ? undefined : value * 10
+  }
+  for (const adapter of new Set(report.aggregates.filter((a) => a.scenario === 'fanout').map((a) => a.adapter))) {
+    const cells = (['brokerCpuPer100k', 'pgCpuPer100k'] as const).map((key) => {
+      const drain = perMessageUs('drain', adapter, key)
+      const fan = perMessageUs('fanout', adapter, key)
+      const push = perMessageUs('push-100', adapter, key)
+      if (fan === undefined) return undefined
+      const delivered = fan / fanout.groups
+      const withoutPush = push === undefined ? undefined : (fan - push) / fanout.groups
+      return `${key === 'brokerCpuPer100k' ? 'broker' : 'PostgreSQL'} ${num(delivered, 1)} µs per fan-out delivery${withoutPush === undefined ? '' : ` (${num(withoutPush, 1)} without the push)`}${drain === undefined ? '' : `, ${num(drain, 1)} per drain delivery`}`
+    })
+    if (cells.every((cell) => cell !== undefined)) lines.push(`- ${adapter}: ${cells.join('; ')}`)
+  }
+  return lines.length === 0
+    ? []
+    : ['', `CPU per delivery (fan-out to ${fanout.groups} groups against drain):`, '', ...lines]
+}
+
+/** `--memory-map`: the broker's memory by kind at idle and at each scenario's peak (memory-map.ts), MB. */
+function memoryMapTable(report: BenchReport): string[] {
+  const rows: [string, MemoryMap][] = []
+  if (report.idleBrokerMemory) rows.push(['idle', report.idleBrokerMemory])
+  for (const r of report.results) {
+    if (r.brokerMemoryAtPeak)
+      rows.push([`${r.scenario} peak${report.environment.runs > 1 ? `, run ${r.run}` : ''}`, r.brokerMemoryAtPeak])
+  }
+  if (rows.length === 0) return []
+  return [
+    '',
+    "Where the broker's memory is (`--memory-map`, MB of RSS by kind, bench/memory-map.ts):",
+    '',
+    `| when | RSS | ${MEMORY_KINDS.map(([, label]) => label).join(' | ')} |`,
+    `|---|---:|${MEMORY_KINDS.map(() => '---:').join('|')}|`,
+    ...rows.map(
+      ([when, map]) =>
+        `| ${when} | ${num(map.total, 1)} | ${MEMORY_KINDS.map(([kind]) => num(map[kind], 1)).join(' | ')} |`,
+    ),
+  ]
+}
+
 export function renderMarkdown(report: BenchReport): string {
   const env = report.environment
   const lines: string[] = []
@@ -166,6 +222,8 @@ export function renderMarkdown(report: BenchReport): string {
       )
     }
   }
+  lines.push(...deliveryCpuLines(report))
+  lines.push(...memoryMapTable(report))
   if (report.soak) {
     lines.push('', 'Soak (broker RSS by minute):', '')
     lines.push(report.soak.samples.map((s) => `${num(s.minute, 1)} min: ${num(s.rssMb, 1)} MB`).join(', '))

@@ -18,7 +18,8 @@ import { parseArgs } from 'node:util'
 import { ADAPTER_NAMES, SCENARIO_IDS, type Adapter, type AdapterName, type SkippedAdapter } from './adapter.js'
 import { ensureBuilt, REPO_ROOT, startBrokerProcess, type BrokerProcess } from './broker-process.js'
 import { CeilingAdapter } from './ceiling.js'
-import { treeRssBytes, waitForQuietMachine } from './measure.js'
+import { sleep, treeRssBytes, waitForQuietMachine } from './measure.js'
+import { memoryMap, type MemoryMap } from './memory-map.js'
 import { startGatewayProcess } from './gateway.js'
 import { OursAdapter } from './ours.js'
 import { PgBossAdapter } from './pgboss.js'
@@ -49,6 +50,8 @@ const USAGE = `usage: npm run bench -- [options]
   --fresh-db           also run push-1 and push-100 on a new database, never analyzed, for --fresh-db-seconds
                        (default 10), then again after ANALYZE, each with a broker of its own
   --fresh-db-seconds N seconds per window of --fresh-db
+  --memory-map         read where the broker's memory is (node binary, V8 heap, malloc, ...) at idle and at
+                       each scenario's peak (bench/memory-map.ts)
   --profile DIR        run the broker under node --cpu-prof; its .cpuprofile lands in DIR when the run ends
   --no-build           do not rebuild dist/ even when it is older than src/
   --strict             exit 1 when a speed target fails too (correctness failures always exit 1)
@@ -70,6 +73,8 @@ interface Options {
   crossReplica?: number
   /** Seconds per window of the fresh-database run; undefined = not run. */
   freshDbSeconds?: number
+  /** `--memory-map`: the broker's memory by kind at idle and at each scenario's peak. */
+  memoryMap: boolean
   build: boolean
   strict: boolean
   profileDir?: string
@@ -112,6 +117,7 @@ function parseOptions(argv: string[]): Options {
       'cross-replica-n': { type: 'string' },
       'fresh-db': { type: 'boolean', default: false },
       'fresh-db-seconds': { type: 'string' },
+      'memory-map': { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       profile: { type: 'string' },
       strict: { type: 'boolean', default: false },
@@ -147,6 +153,7 @@ function parseOptions(argv: string[]): Options {
     freshDbSeconds: values['fresh-db']
       ? Math.floor(positive(values['fresh-db-seconds'], 10, '--fresh-db-seconds'))
       : undefined,
+    memoryMap: values['memory-map'],
     build: !values['no-build'],
     strict: values.strict,
     profileDir: values.profile === undefined ? undefined : path.resolve(values.profile),
@@ -156,6 +163,13 @@ function parseOptions(argv: string[]): Options {
 }
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
+
+/** The broker's memory by kind at idle: after PostgreSQL settles and 10 s without requests. */
+async function idleBrokerMemory(pid: number, pg: BenchPostgres): Promise<MemoryMap | undefined> {
+  await pg.settle()
+  await sleep(10_000)
+  return memoryMap(pid)
+}
 
 function ourVersion(): string {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: string }
@@ -211,6 +225,7 @@ async function main(): Promise<number> {
   let pg: BenchPostgres | undefined
   let pgFacts: BenchReport['environment']['postgres'] = { version: 'not started', origin: '', settings: {} }
   let soak: SoakOutcome | undefined
+  let idleMemory: MemoryMap | undefined
   let finalRssMb: number | undefined
   const adapters: Adapter[] = []
   try {
@@ -262,7 +277,9 @@ async function main(): Promise<number> {
       // drained 100 000 messages at 1,663 msg/s (60 s) on a slow day.
       drainTimeoutMs: options.quick ? 30_000 : 180_000,
       postmasterPid: pg.postmasterPid,
+      memoryMap: options.memoryMap,
     }
+    if (options.memoryMap && broker) idleMemory = await idleBrokerMemory(broker.pid, pg)
     for (let run = 1; run <= options.runs; run++) {
       for (const spec of options.scenarios) {
         for (const adapter of adapters.filter((a) => a.supports(spec.id))) {
@@ -310,7 +327,8 @@ async function main(): Promise<number> {
     }
     if (options.freshDbSeconds !== undefined) {
       if (options.build && !options.adapters.includes('ours')) await ensureBuilt(log)
-      for (const result of await runFreshDatabase(pg, options.freshDbSeconds, log)) notes.push(freshDatabaseNote(result))
+      for (const result of await runFreshDatabase(pg, options.freshDbSeconds, log))
+        notes.push(freshDatabaseNote(result))
     }
     for (const adapter of adapters) {
       if (adapter instanceof PgBossAdapter) for (const error of adapter.emittedErrors()) notes.push(`pg-boss: ${error}`)
@@ -342,6 +360,7 @@ async function main(): Promise<number> {
     targets: checkTargets(results, aggregates, { finalRssMb, soak: soak?.check }),
     soak: soak ? { samples: soak.samples, result: soak.result } : undefined,
     finalBrokerRssMb: finalRssMb,
+    idleBrokerMemory: idleMemory,
   }
   const markdown = renderMarkdown(report)
   const dir = await writeReport(report, markdown)

@@ -374,13 +374,15 @@ function seriesTable(series: SeriesId, points: ScalePoint[], sizes: ScaleSizes):
       ]
     case 'parked':
       return [
-        `Long-poll pops (\`wait=true\`, 120 s budget, one connection each) parked on an empty queue; CPU averaged over ${sizes.windowMs / 1000} s while they wait, after a ramp of 1 s per 1,000.`,
+        `Long-poll pops (\`wait=true\`, 120 s budget, one connection each) parked on an empty queue; CPU averaged over ${sizes.windowMs / 1000} s while they wait, after a ramp of 1 s per 1,000. "KB per parked poll" is the peak RSS less the RSS just before the first poll opened, over the polls.`,
         '',
         ...table(
           [
             'parked polls',
             'still parked',
+            'broker RSS before MB',
             'broker peak RSS MB',
+            'KB per parked poll',
             'broker cores',
             'PostgreSQL cores',
             'busy / other / steal cores',
@@ -389,7 +391,9 @@ function seriesTable(series: SeriesId, points: ScalePoint[], sizes: ScaleSizes):
           points.map((p) => [
             num(p.x),
             v(p, 'parked'),
+            v(p, 'rssBeforeMb', 1),
             rss(p),
+            v(p, 'kbPerPoll', 1),
             v(p, 'brokerCores', 3),
             v(p, 'pgCores', 3),
             noise(p),

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { makeMessage, type Adapter, type AdapterName, type BenchQueue, type Delivery } from './adapter.js'
 import { HttpClient } from './load.js'
-import { cpuBetween, cpuSnapshot, Latencies, sleep, type CpuUsage } from './measure.js'
+import { cpuBetween, cpuSnapshot, Latencies, sleep, treeRssBytes, type CpuUsage } from './measure.js'
 import { rssSampler, runScenario, type ScenarioResult } from './scenario-run.js'
 import { drainSpec, fanoutSpec, partitionsPerPop, type ScaleSizes, type SeriesId } from './scale-series.js'
 
@@ -290,6 +290,8 @@ export async function parkedPoint(adapter: Adapter, count: number, context: Scal
   const errors: string[] = []
   let early = 0
   const path = `/api/v1/pop/queue/${encodeURIComponent(tag)}?batch=1&wait=true&timeout=120000`
+  // The broker's RSS before the first poll opens: what each parked poll costs is measured above it (issue 39).
+  const before = watched.brokerPid === undefined ? undefined : treeRssBytes(watched.brokerPid)
   const stopRss = rssSampler(watched.brokerPid)
   const polls = Array.from({ length: count }, () =>
     client.request('GET', path, undefined, { timeoutMs: 180_000, signal: stop.signal }).then(
@@ -320,6 +322,9 @@ export async function parkedPoint(adapter: Adapter, count: number, context: Scal
       values: {
         parked: count - early,
         rssMb: mb(rss.max),
+        rssBeforeMb: mb(before),
+        kbPerPoll:
+          before === undefined || rss.max === undefined || count === 0 ? undefined : (rss.max - before) / 1024 / count,
         brokerCores: cpu.broker === undefined ? undefined : cpu.broker / cpu.seconds,
         pgCores: cpu.pg === undefined ? undefined : cpu.pg / cpu.seconds,
         early,

@@ -9,6 +9,7 @@ import { CLI_PRODUCER, runCliPush, writeCliPushInput, type CliPushRun } from './
 import { Ledger } from './ledger.js'
 import { openLoop } from './load.js'
 import { cpuBetween, cpuSnapshot, Latencies, sleep, treeRssBytes, type CpuSnapshot } from './measure.js'
+import { memoryMap, type MemoryMap } from './memory-map.js'
 import { partitionOf, type ScenarioSpec } from './scenarios.js'
 
 /** Timing of a run, from the command line. */
@@ -18,6 +19,8 @@ export interface RunSettings {
   /** How long consumers may take to receive everything once producers are done. */
   drainTimeoutMs: number
   postmasterPid?: number
+  /** `--memory-map`: read where the broker's memory is at its peak (memory-map.ts). */
+  memoryMap?: boolean
 }
 
 /** One measurement: one scenario, one adapter, one run. */
@@ -43,6 +46,8 @@ export interface ScenarioResult {
   e2eMaxMs?: number
   brokerRssMb?: number
   brokerRssMaxMb?: number
+  /** The broker's memory by kind at its peak RSS, with `--memory-map`. */
+  brokerMemoryAtPeak?: MemoryMap
   /** Peak RSS of the `queenctl push` process (cli-push), MB. */
   cliRssMb?: number
   /** CPU seconds per 100 000 messages. */
@@ -201,14 +206,24 @@ async function consume(queue: BenchQueue, spec: ScenarioSpec, state: RunState, r
 }
 
 /** Samples the broker's RSS every 500 ms; `stop()` returns the maximum and the last reading. */
-export function rssSampler(pid: number | undefined): () => { max?: number; last?: number } {
+export function rssSampler(
+  pid: number | undefined,
+  options: { memoryMap?: boolean } = {},
+): () => { max?: number; last?: number; mapAtPeak?: MemoryMap } {
   if (pid === undefined) return () => ({})
   let max = treeRssBytes(pid) ?? 0
-  const timer = setInterval(() => (max = Math.max(max, treeRssBytes(pid) ?? 0)), 500)
+  // Read at each new high only: after the first seconds there are few, and a read of smaps pauses the broker.
+  let mapAtPeak = options.memoryMap ? memoryMap(pid) : undefined
+  const sample = () => {
+    const rss = treeRssBytes(pid) ?? 0
+    if (options.memoryMap && rss > max) mapAtPeak = memoryMap(pid) ?? mapAtPeak
+    max = Math.max(max, rss)
+  }
+  const timer = setInterval(sample, 500)
   return () => {
     clearInterval(timer)
     const last = treeRssBytes(pid)
-    return { max: Math.max(max, last ?? 0), last }
+    return { max: Math.max(max, last ?? 0), last, mapAtPeak }
   }
 }
 
@@ -233,7 +248,7 @@ export async function runScenario(
     groups: spec.groups > 0 ? groupNames(spec.groups) : [],
   })
   const watched = { brokerPid: adapter.brokerPid(), postmasterPid: settings.postmasterPid }
-  const stopRss = rssSampler(watched.brokerPid)
+  const stopRss = rssSampler(watched.brokerPid, { memoryMap: settings.memoryMap })
   let start: CpuSnapshot
   let end: CpuSnapshot
   let messages: number
@@ -348,6 +363,7 @@ export async function runScenario(
     e2eMaxMs,
     brokerRssMb: rss.last === undefined ? undefined : rss.last / 1024 / 1024,
     brokerRssMaxMb: rss.max === undefined ? undefined : rss.max / 1024 / 1024,
+    brokerMemoryAtPeak: rss.mapAtPeak,
     cliRssMb,
     brokerCpuPer100k: per100k(cpu.broker),
     pgCpuPer100k: per100k(cpu.pg),
