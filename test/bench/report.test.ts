@@ -22,7 +22,7 @@ function result(adapter: AdapterName, run: number, peakMb?: number, endMb?: numb
   } as ScenarioResult
 }
 
-function report(results: ScenarioResult[]): BenchReport {
+function report(results: ScenarioResult[], ids: string[] = ['drain']): BenchReport {
   return {
     environment: {
       date: '2026-12-03T00:00:00.000Z',
@@ -41,7 +41,7 @@ function report(results: ScenarioResult[]): BenchReport {
       skipped: [],
       notes: [],
     },
-    scenarios: scenarioSpecs(true).filter((spec) => spec.id === 'drain'),
+    scenarios: scenarioSpecs(true).filter((spec) => ids.includes(spec.id)),
     results,
     aggregates: aggregate(results),
     targets: [],
@@ -62,5 +62,33 @@ describe('bench report', () => {
     const rows = markdown.split('\n').filter((line) => line.startsWith('| drain |'))
     expect(rows.find((row) => row.includes('| ours |'))).toContain('| 94.4 (91.2-97.5) / 89 |')
     expect(rows.find((row) => row.includes('| ceiling |'))).toContain('| n/a / n/a |')
+  })
+
+  it('divides fan-out CPU by its groups for the CPU per delivery, with and without the push, beside drain', () => {
+    // CPU seconds per 100k messages, as the table shows them: a fan-out message is delivered to 4 groups.
+    const cpu = (scenario: ScenarioResult['scenario'], broker: number, pg: number) =>
+      ({ ...result('ours', 1), scenario, brokerCpuPer100k: broker, pgCpuPer100k: pg }) as ScenarioResult
+    const markdown = renderMarkdown(
+      report(
+        [cpu('drain', 1.8, 4.0), cpu('fanout', 8.6, 9.8), cpu('push-100', 2.0, 1.8)],
+        ['push-100', 'drain', 'fanout'],
+      ),
+    )
+    expect(markdown).toContain('CPU per delivery (fan-out to 4 groups against drain):')
+    expect(markdown).toContain(
+      '- ours: broker 21.5 µs per fan-out delivery (16.5 without the push), 18 per drain delivery; PostgreSQL 24.5 µs per fan-out delivery (20 without the push), 40 per drain delivery',
+    )
+  })
+
+  it('tables the memory map at idle and at each peak when the run read one', () => {
+    const map = { total: 100, nodeBinary: 40, v8Heap: 45, v8Code: 2, malloc: 9, otherAnonymous: 1, libraries: 3 }
+    const withMap = { ...result('ours', 1, 100, 95), brokerMemoryAtPeak: map }
+    const markdown = renderMarkdown({ ...report([withMap]), idleBrokerMemory: { ...map, total: 64, v8Heap: 9 } })
+    expect(markdown).toContain(
+      '| when | RSS | node binary | V8 heap | V8 code | malloc | other anonymous | libraries |',
+    )
+    expect(markdown).toContain('| idle | 64 | 40 | 9 | 2 | 9 | 1 | 3 |')
+    expect(markdown).toContain('| drain peak, run 1 | 100 | 40 | 45 | 2 | 9 | 1 | 3 |')
+    expect(renderMarkdown(report([result('ours', 1)]))).not.toContain('| when | RSS |')
   })
 })
