@@ -71,6 +71,24 @@ export function checkPopTarget(target: PopTarget): void {
   }
 }
 
+/**
+ * `pop --conflation` and `tail --conflation` (the Go queenctl's last-value delivery): the Go CLI's own checks first
+ * (a named consumer group, no auto-ack), then a refusal, before anything is popped, since this broker has no
+ * last-value delivery (docs/cli.md, "Compatibility with the Go queenctl").
+ */
+export function refuseConflation(command: 'pop' | 'tail', options: { cgGiven: boolean; autoAck: boolean }): never {
+  if (!options.cgGiven) {
+    throw new UserError(`${command} --conflation requires --cg: last-value delivery is a consumer group's policy`)
+  }
+  if (options.autoAck) {
+    throw new UserError(`${command} --conflation and --auto-ack exclude each other`)
+  }
+  throw new UserError(
+    `${command} --conflation: this broker does not offer last-value delivery (conflation), so nothing was popped`,
+    { hint: `${command} without --conflation delivers every message of the partition in order` },
+  )
+}
+
 function popPath(target: PopTarget): string {
   if (target.queue === undefined) return '/api/v1/pop'
   const queue = `/api/v1/pop/queue/${encodeURIComponent(target.queue)}`

@@ -2,10 +2,10 @@
  * Shapes and columns of the queue routes (docs/http-api.md, "Queues and resources") shared by the queue and partition
  * commands.
  */
-import type { QueueDetailAnswer, QueueRow, PartitionDetail, MessageCounters } from '../wire/index.js'
+import type { QueueDepthAnswer, QueueDetailAnswer, QueueRow, PartitionDetail, MessageCounters } from '../wire/index.js'
 import type { Column } from './output.js'
 
-export type { MessageCounters, PartitionDetail, QueueRow }
+export type { MessageCounters, PartitionDetail, QueueDepthAnswer, QueueRow }
 /** GET /api/v1/resources/queues/:queue. */
 export type QueueDetail = QueueDetailAnswer
 
@@ -33,3 +33,16 @@ export const PARTITION_COLUMNS: Column<PartitionDetail>[] = [
 ]
 
 export const queuePath = (queue: string) => `/api/v1/resources/queues/${encodeURIComponent(queue)}`
+
+/**
+ * `queue depth` in table mode: the Go queenctl's summary (pending, partitions, partitionsPending; its `effective`
+ * column is only for a conflating group, which this broker has none of), the rest in wide.
+ */
+export const DEPTH_COLUMNS: Column<QueueDepthAnswer>[] = [
+  { header: 'PENDING', value: (row) => row.pending },
+  { header: 'PARTITIONS', value: (row) => row.partitions.length },
+  { header: 'PARTITIONS PENDING', value: (row) => row.partitionsPending },
+  { header: 'PROCESSING', value: (row) => row.processing, wide: true },
+  { header: 'READY', value: (row) => row.ready, wide: true },
+  { header: 'GROUP', value: (row) => row.group ?? '', wide: true },
+]

@@ -13,7 +13,7 @@ export default class Login extends OutputCommand {
   static override textOnPipe = true
   static override summary = 'Store a token for a context (a pasted JWT or qk_ key, or a gateway session)'
   static override description =
-    'Stores a token for the context (--context, else the current one) in a file of its own beside the contexts file (tokens/<context>.token, mode 0600), with the context\'s token-ref pointing at it, so the contexts file never holds the secret. --method token reads one token from stdin (pasted when asked on a terminal, or piped); it is not checked against a broker. --method password signs in at a queenctl proxy gateway (--server, else the context\'s server) as the user -u, with the password read from stdin or asked for without echo, and stores the session token (qs_...) it answers; logout ends that session. Without --method, -u means password, otherwise token; --token T stores T without reading stdin. --method google and github exit 1. Prints logged in to context "<name>".'
+    "Stores a token for the context (--context, else the current one) in a file of its own beside the contexts file (tokens/<context>.token, mode 0600), with the context's token-ref pointing at it, so the contexts file never holds the secret. --method token reads one token from stdin (pasted when asked on a terminal, or piped); it is not checked against a broker. --method password signs in at a queenctl proxy gateway (--server, else the context's server) as the user -u, with the password read from stdin or asked for without echo, and stores the session token (qs_...) it answers; logout ends that session. Without --method, -u means password, otherwise token; --token T stores T without reading stdin. --method google and github exit 1; --no-browser (of the Go CLI's browser sign-in) changes nothing. Prints logged in to context \"<name>\"."
 
   static override examples = [
     '<%= config.bin %> login --method token',
@@ -37,6 +37,11 @@ export default class Login extends OutputCommand {
     }),
     server: Flags.string({
       description: "gateway URL for --method password (default: the context's server); stored in the context",
+    }),
+    'no-browser': Flags.boolean({
+      description:
+        "the Go queenctl's flag for its browser sign-in (google, github); accepted and without effect: no method here opens a browser",
+      default: false,
     }),
   }
 

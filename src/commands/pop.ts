@@ -3,7 +3,7 @@ import { EXIT, UserError } from '../cli/errors.js'
 import { parseDurationMs } from '../cli/flags.js'
 import { HttpCommand } from '../cli/http-command.js'
 import { Output } from '../cli/output.js'
-import { checkPopTarget, ndjsonRows, popFormat, popOnce, type PoppedRow } from '../cli/pop.js'
+import { checkPopTarget, ndjsonRows, popFormat, popOnce, refuseConflation, type PoppedRow } from '../cli/pop.js'
 
 /** Default `--timeout` (the long-poll): docs/cli.md, "Data-plane commands" (10 s). */
 const DEFAULT_WAIT_MS = 10_000
@@ -74,6 +74,11 @@ export default class Pop extends HttpCommand {
     since: Flags.string({
       description: 'where a new consumer group starts: a time such as "1h ago", 2026-01-31 or RFC 3339',
     }),
+    conflation: Flags.boolean({
+      description:
+        "the Go queenctl's last-value delivery: refused (exit 1, nothing popped), this broker does not offer it; as in the Go CLI it needs --cg and excludes --auto-ack",
+      default: false,
+    }),
   }
 
   async run(): Promise<PoppedRow[]> {
@@ -82,6 +87,7 @@ export default class Pop extends HttpCommand {
     const out = new Output({ format, color: false, quiet: flags.quiet, headers: false })
     const target = { queue: args.queue, partition: flags.partition, namespace: flags.namespace, task: flags.task }
     checkPopTarget(target)
+    if (flags.conflation) refuseConflation('pop', { cgGiven: flags.cg !== undefined, autoAck: flags['auto-ack'] })
     if (flags.timeout > 600_000) {
       throw new UserError('--timeout: at most 10m (the broker long-polls up to 600000 ms)')
     }

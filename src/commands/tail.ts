@@ -3,7 +3,7 @@ import { EXIT } from '../cli/errors.js'
 import { parseDurationMs } from '../cli/flags.js'
 import { HttpCommand } from '../cli/http-command.js'
 import { Output } from '../cli/output.js'
-import { ndjsonRows } from '../cli/pop.js'
+import { ndjsonRows, refuseConflation } from '../cli/pop.js'
 import { tail, type TailResult } from '../cli/tail.js'
 
 const DEFAULT_GROUP = 'queenctl-tail'
@@ -78,6 +78,11 @@ export default class Tail extends HttpCommand {
       min: 1,
       max: 64,
     }),
+    conflation: Flags.boolean({
+      description:
+        "the Go queenctl's last-value delivery: refused (exit 1, nothing popped), this broker does not offer it; as in the Go CLI it needs --cg and excludes --auto-ack",
+      default: false,
+    }),
     timeout: Flags.custom<number>({ parse: (input) => Promise.resolve(parseDurationMs(input)) })({
       description:
         'longest single long-poll while waiting, e.g. 10s (default 10s, or the idle time when shorter); each request may take 30s more',
@@ -90,7 +95,11 @@ export default class Tail extends HttpCommand {
   }
 
   async run(): Promise<TailResult> {
-    const { args, flags } = await this.parse(Tail)
+    const { args, flags, metadata } = await this.parse(Tail)
+    if (flags.conflation) {
+      // The Go CLI wants the group named: its default (queenctl-tail) is shared, and conflation is a group's policy.
+      refuseConflation('tail', { cgGiven: metadata.flags.cg?.setFromDefault !== true, autoAck: flags.ack })
+    }
     // Always NDJSON whatever -o says, as in the Go queenctl, so pipelines compose.
     const out = new Output({ format: 'ndjson', color: false, quiet: flags.quiet, headers: false })
     // --timeout is the long-poll here; each request gets the default HTTP time on top.

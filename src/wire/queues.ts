@@ -45,6 +45,39 @@ export interface QueueDetailAnswer {
   options: Record<string, unknown>
 }
 
+/** One partition of GET /api/v1/resources/queues/:queue/depth. */
+export interface PartitionDepth {
+  partition: string
+  /** Messages the group has not settled. */
+  pending: number
+  /** The part of `pending` in flight under the group's live lease. */
+  processing: number
+  /** `pending - processing`: what a pop could take now. */
+  ready: number
+}
+
+/**
+ * GET /api/v1/resources/queues/:queue/depth[?group=G]: a group's backlog by partition, live (never the stats
+ * snapshot). The Go broker's shape: `conflation` is always false here (no last-value delivery), so the effective
+ * figures equal pending and ready.
+ */
+export interface QueueDepthAnswer {
+  queue: string
+  /** The `group` asked for; null without one. */
+  group: string | null
+  pending: number
+  processing: number
+  ready: number
+  /** Partitions with anything pending. */
+  partitionsPending: number
+  /** Partitions with anything ready. */
+  partitionsReady: number
+  conflation: false
+  effectivePending: number
+  effectiveReady: number
+  partitions: PartitionDepth[]
+}
+
 /** One partition of GET /api/v1/status/queues/:queue, with its cursor. */
 export interface PartitionStatus {
   id: string

@@ -1,7 +1,7 @@
 /**
  * `queenctl queue` (docs/cli.md, "queenctl queue configure" and "Destructive verbs") against a real in-process broker:
- * configure's read-merge-write and its retention rule, list/describe/stats, and the destructive delete and clear with
- * their --yes rule.
+ * configure's read-merge-write and its retention rule, list/describe/stats/depth, and the destructive delete and clear
+ * with their --yes rule.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import QueueClear from '../../src/commands/queue/clear.js'
 import QueueConfigure from '../../src/commands/queue/configure.js'
 import QueueDelete from '../../src/commands/queue/delete.js'
+import QueueDepth from '../../src/commands/queue/depth.js'
 import QueueDescribe from '../../src/commands/queue/describe.js'
 import QueueList from '../../src/commands/queue/list.js'
 import QueueStats from '../../src/commands/queue/stats.js'
@@ -208,6 +209,35 @@ describe('queenctl queue list, describe, stats', () => {
     expect(result.code).toBe(0)
     const rows = JSON.parse(result.stdout)
     expect(rows.map((row: { name: string }) => row.name).sort()).toEqual(['Default', 'p2'])
+  })
+})
+
+describe('queenctl queue depth', () => {
+  const depth = (...argv: string[]) => runCommand(QueueDepth, 'queue:depth', ['--server', broker.url, ...argv])
+
+  it('prints a one-row summary, -o wide the rest, -o json the broker answer; an unknown queue is exit 1', async () => {
+    await push('depth-cmd', 2, 'a')
+    await push('depth-cmd', 3, 'b')
+    const table = await depth('depth-cmd', '-o', 'table')
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stdout).toMatch(/^PENDING +PARTITIONS +PARTITIONS PENDING\n5 +2 +2\n$/)
+    const wide = await depth('depth-cmd', '--group', 'nobody', '-o', 'wide')
+    expect(wide.stdout).toMatch(
+      /^PENDING +PARTITIONS +PARTITIONS PENDING +PROCESSING +READY +GROUP\n5 +2 +2 +0 +5 +nobody\n$/,
+    )
+    const json = await depth('depth-cmd', '-o', 'json')
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      queue: 'depth-cmd',
+      group: null,
+      pending: 5,
+      partitions: [
+        { partition: 'a', pending: 2 },
+        { partition: 'b', pending: 3 },
+      ],
+    })
+    const missing = await depth('depth-none')
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('queue "depth-none" not found')
   })
 })
 

@@ -47,6 +47,7 @@ const ROWS: readonly Row[] = [
   ['DELETE', '/api/v1/resources/queues/:queue', 'admin'], // 14
   ['GET', '/api/v1/resources/queues', 'read'], // 15
   ['GET', '/api/v1/resources/queues/:queue', 'read'], // 16
+  ['GET', '/api/v1/resources/queues/:queue/depth', 'read'], // the Go broker's depth read (queenctl queue depth)
   ['GET', '/api/v1/resources/namespaces', 'read'], // 17
   ['GET', '/api/v1/resources/tasks', 'read'], // 18
   ['GET', '/api/v1/resources/overview', 'read'], // 19

@@ -58,6 +58,25 @@ export async function listQueuePartitions(pool: pg.Pool, params: { queueId: stri
   return runQuery<QueuePartitionRow>(pool, 'queuePartitions', [params.queueId])
 }
 
+/** One partition's backlog for a consumer group (queue-depth.sql). */
+export interface QueueDepthRow {
+  partition: string
+  pending: number
+  processing: number
+}
+
+/**
+ * Per partition, the messages `group` has not settled and those of them in flight; a null group reads the cursor the
+ * status counters use (docs/semantics.md, "Status counters").
+ */
+export async function queueDepth(
+  pool: pg.Pool,
+  params: { queueId: string; group: string | null },
+): Promise<QueueDepthRow[]> {
+  // queue-depth.sql: $1 queue id, $2 group or NULL.
+  return runQuery<QueueDepthRow>(pool, 'queueDepth', [params.queueId, params.group])
+}
+
 /**
  * Deletes every message of a queue, or only those of one partition, and keeps the queue itself; resolves
  * with the number of messages deleted (0 when the queue has no partition of that name), or null when the

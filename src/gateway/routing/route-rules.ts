@@ -47,6 +47,7 @@ const RULES: readonly Rule[] = [
   rule('GET', '/api/v1/traces/:partition/:transaction', 'read'),
   rule('GET', '/api/v1/resources/queues', 'read'),
   rule('GET', '/api/v1/resources/queues/:queue', 'read'),
+  rule('GET', '/api/v1/resources/queues/:queue/depth', 'read'),
   rule('GET', '/api/v1/resources/namespaces', 'read'),
   rule('GET', '/api/v1/resources/tasks', 'read'),
   rule('GET', '/api/v1/resources/overview', 'read'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dropTestDatabase } from '../../support/database.js'
 import { http, startTestBroker, type TestBroker } from '../../support/broker.js'
-import { ack, configure, numbers, pop, pushMany, sleep } from '../../support/queen.js'
+import { ack, ackBatch, configure, numbers, pop, pushMany, sleep } from '../../support/queen.js'
 
 let broker: TestBroker
 beforeAll(async () => {
@@ -192,6 +192,81 @@ describe('GET /api/v1/dlq', () => {
     expect(p1.body.messages.map((message: any) => message.data.n)).toEqual([0])
     const otherGroup = await http(broker, 'GET', '/api/v1/dlq?queue=dlq-list&consumerGroup=nobody')
     expect(otherGroup.body).toMatchObject({ messages: [], total: 0 })
+  })
+})
+
+describe('GET /api/v1/resources/queues/:queue/depth', () => {
+  it("counts each partition's unsettled messages for a group, live, and queue mode's without one", async () => {
+    await pushMany(broker, 'depth-q', 'a', 3)
+    await pushMany(broker, 'depth-q', 'b', 4)
+    await pushMany(broker, 'depth-q', 'c', 5)
+    // Group g: of a, three delivered and two acked (one in flight); all of b acked; c never read.
+    const fromA = await pop(broker, 'depth-q', { batch: 3, consumerGroup: 'g', wait: false }, 'a')
+    expect(fromA.messages).toHaveLength(3)
+    await ackBatch(broker, fromA.messages.slice(0, 2))
+    const fromB = await pop(broker, 'depth-q', { batch: 4, consumerGroup: 'g', wait: false }, 'b')
+    expect(fromB.messages).toHaveLength(4)
+    await ackBatch(broker, fromB.messages)
+    // Queue mode: of a, three delivered and one acked.
+    const queueMode = await pop(broker, 'depth-q', { batch: 3, wait: false }, 'a')
+    expect(queueMode.messages).toHaveLength(3)
+    await ack(broker, queueMode.messages[0])
+
+    const g = await http(broker, 'GET', '/api/v1/resources/queues/depth-q/depth?group=g')
+    expect(g.status).toBe(200)
+    expect(g.body).toEqual({
+      queue: 'depth-q',
+      group: 'g',
+      pending: 6,
+      processing: 1,
+      ready: 5,
+      partitionsPending: 2,
+      partitionsReady: 1,
+      conflation: false,
+      effectivePending: 6,
+      effectiveReady: 5,
+      partitions: [
+        { partition: 'a', pending: 1, processing: 1, ready: 0 },
+        { partition: 'b', pending: 0, processing: 0, ready: 0 },
+        { partition: 'c', pending: 5, processing: 0, ready: 5 },
+      ],
+    })
+    // No group: queue mode's cursor where it has one (a), else the slowest group's (b), else every message (c).
+    const none = await http(broker, 'GET', '/api/v1/resources/queues/depth-q/depth')
+    expect(none.status).toBe(200)
+    expect(none.body).toMatchObject({ group: null, pending: 7, processing: 2, ready: 5, partitionsPending: 2 })
+    expect(none.body.partitions).toEqual([
+      { partition: 'a', pending: 2, processing: 2, ready: 0 },
+      { partition: 'b', pending: 0, processing: 0, ready: 0 },
+      { partition: 'c', pending: 5, processing: 0, ready: 5 },
+    ])
+    // A group that never read the queue owes all of it.
+    const fresh = await http(broker, 'GET', '/api/v1/resources/queues/depth-q/depth?group=fresh')
+    expect(fresh.body).toMatchObject({ group: 'fresh', pending: 12, processing: 0, ready: 12, partitionsPending: 3 })
+    // Acking the in-flight one empties a for g; nothing else moves.
+    await ack(broker, fromA.messages[2])
+    const after = await http(broker, 'GET', '/api/v1/resources/queues/depth-q/depth?group=g')
+    expect(after.body).toMatchObject({ pending: 5, processing: 0, ready: 5, partitionsPending: 1 })
+  })
+
+  it('measures a group with a subscription start from it', async () => {
+    await pushMany(broker, 'depth-new', 'p', 2)
+    // A group created with mode new on an empty pop starts after the two existing messages.
+    await pop(broker, 'depth-new', { consumerGroup: 'depth-late', subscriptionMode: 'new', wait: false })
+    await sleep(5)
+    await pushMany(broker, 'depth-new', 'p', 3, 2)
+    const late = await http(broker, 'GET', '/api/v1/resources/queues/depth-new/depth?group=depth-late')
+    expect(late.body).toMatchObject({ pending: 3, partitions: [{ partition: 'p', pending: 3 }] })
+  })
+
+  it('answers 404 for an unknown queue and 400 for a bad group', async () => {
+    const missing = await http(broker, 'GET', '/api/v1/resources/queues/depth-none/depth')
+    expect(missing.status).toBe(404)
+    expect(missing.body).toMatchObject({ error: 'Queue not found', code: 'QUEEN_ERR_QUEUE_NOT_FOUND' })
+    await pushMany(broker, 'depth-bad', 'p', 1)
+    const bad = await http(broker, 'GET', '/api/v1/resources/queues/depth-bad/depth?group=a%2Fb')
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toContain('group')
   })
 })
 

@@ -30,6 +30,7 @@ const ROUTES: [string, string][] = [
   ['DELETE', '/api/v1/resources/queues/q'],
   ['GET', '/api/v1/resources/queues'],
   ['GET', '/api/v1/resources/queues/q'],
+  ['GET', '/api/v1/resources/queues/q/depth'],
   ['GET', '/api/v1/resources/namespaces'],
   ['GET', '/api/v1/resources/tasks'],
   ['GET', '/api/v1/resources/overview'],

@@ -53,6 +53,7 @@ const FILES = {
   postgresTableSizes: 'postgres-table-sizes.sql',
   queueClear: 'queue-clear.sql',
   queueConfigure: 'queue-configure.sql',
+  queueDepth: 'queue-depth.sql',
   queueDelete: 'queue-delete.sql',
   queueEncryptionSettings: 'queue-encryption-settings.sql',
   queueGet: 'queue-get.sql',
