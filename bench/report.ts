@@ -141,8 +141,8 @@ function memoryMapTable(report: BenchReport): string[] {
   const rows: [string, MemoryMap][] = []
   if (report.idleBrokerMemory) rows.push(['idle', report.idleBrokerMemory])
   for (const r of report.results) {
-    if (r.brokerMemoryAtPeak)
-      rows.push([`${r.scenario} peak${report.environment.runs > 1 ? `, run ${r.run}` : ''}`, r.brokerMemoryAtPeak])
+    const run = report.environment.runs > 1 ? `, run ${r.run}` : ''
+    if (r.brokerMemoryAtPeak) rows.push([`${r.scenario} peak (${r.adapter}${run})`, r.brokerMemoryAtPeak])
   }
   if (rows.length === 0) return []
   return [

@@ -248,7 +248,9 @@ export async function runScenario(
     groups: spec.groups > 0 ? groupNames(spec.groups) : [],
   })
   const watched = { brokerPid: adapter.brokerPid(), postmasterPid: settings.postmasterPid }
-  const stopRss = rssSampler(watched.brokerPid, { memoryMap: settings.memoryMap })
+  // The map is of one process: our broker's (RabbitMQ's is a tree of processes).
+  const mapped = settings.memoryMap === true && (adapter.name === 'ours' || adapter.name === 'gateway')
+  const stopRss = rssSampler(watched.brokerPid, { memoryMap: mapped })
   let start: CpuSnapshot
   let end: CpuSnapshot
   let messages: number

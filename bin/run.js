@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=16 --heap-growing-percent=50
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=8 --heap-growing-percent=50
 // The queenctl entry point: oclif finds the commands through oclif.manifest.json and dist/commands.
 // `queenctl serve` (as containers and the benchmark run it), with or without its flags, starts the broker
 // without oclif, whose modules and command manifest cost it about 10 MB of RSS (issues 22 and 39); anything
@@ -8,13 +8,13 @@
 // V8 flags for a long-running broker whose live heap stays near 20 MB while it allocates fast:
 // - --heap-growing-percent=50: after each full GC V8 lets the old generation grow to up to 4x the live heap
 //   before the next one, so a loaded broker sat at 140-200 MB RSS with 18 MB live; 1.5x keeps it near 100 MB.
-// - --max-semi-space-size=16 (MiB, V8's default on 64-bit): every scavenge copies the requests in flight, so
-//   smaller semi-spaces mean more copying; 2 MiB scavenged so often that in-flight requests were promoted to
-//   the old generation, which then filled every 2-3 s. Measured on 2 cores (scratch load: push 100 per request
-//   at a fixed 12,000 msg/s for 15 s, then pop 100 + ack, two runs each, broker CPU per 100k messages from
-//   /proc): 4 MiB 5.07-5.17 s push / 3.80-4.05 s drain, 730-740 scavenges taking 2.4-2.5 s, RSS after 100 MB;
-//   8 MiB 4.76-4.91 / 3.18-3.54, RSS 109-110 MB; 16 MiB 4.48-4.60 / 2.83-3.39, 190 scavenges taking 0.8-1.1 s,
-//   RSS 125-128 MB. The RSS is the semi-spaces themselves, paid once; docs/performance.md's budget is 150 MB.
+// - --max-semi-space-size=8 (MiB; V8's default on 64-bit is 16): every scavenge copies the requests in flight,
+//   so smaller semi-spaces mean more copying; 2 MiB scavenged so often that in-flight requests were promoted to
+//   the old generation, which then filled every 2-3 s. The young generation is two semi-spaces, so 16 MiB put
+//   32 MB into every peak under load. In the quick bench of 2026-12-06 (bench/README.md, history; two runs of
+//   each, interleaved) 8 MiB peaked at 94-100 MB in every scenario against 106-123 for 16 MiB, with rates and
+//   broker CPU per message inside the runs' spread (issue 39's target: 100 MB). A deployment with memory to
+//   spare can start `node --max-semi-space-size=16 "$(command -v queenctl)" serve` (docs/operations.md).
 //
 // glibc malloc settings (the environment env -S sets for node), for the buffers outside V8's heap:
 // - MALLOC_MMAP_THRESHOLD_=131072 (128 KiB, glibc's starting value) fixes the threshold above which a block is

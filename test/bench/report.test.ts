@@ -88,7 +88,7 @@ describe('bench report', () => {
       '| when | RSS | node binary | V8 heap | V8 code | malloc | other anonymous | libraries |',
     )
     expect(markdown).toContain('| idle | 64 | 40 | 9 | 2 | 9 | 1 | 3 |')
-    expect(markdown).toContain('| drain peak, run 1 | 100 | 40 | 45 | 2 | 9 | 1 | 3 |')
+    expect(markdown).toContain('| drain peak (ours, run 1) | 100 | 40 | 45 | 2 | 9 | 1 | 3 |')
     expect(renderMarkdown(report([result('ours', 1)]))).not.toContain('| when | RSS |')
   })
 })
