@@ -15,6 +15,8 @@ export type DatabaseState = 'writable' | 'read-only' | 'unreachable'
 /** Checks that PostgreSQL answers and takes writes. */
 export class HealthProbe {
   private readonly pool: pg.Pool
+  /** The check under way: callers that come while it runs share its answer. */
+  private running: Promise<DatabaseState> | undefined
 
   constructor(config: pg.ClientConfig) {
     this.pool = new pg.Pool({
@@ -42,7 +44,17 @@ export class HealthProbe {
    * connection the server has since closed (a restart, a terminated session) costs one fresh attempt, not
    * an "unreachable" answer.
    */
-  async state(): Promise<DatabaseState> {
+  state(): Promise<DatabaseState> {
+    // One round trip for every caller waiting on it: checks that queued for the single connection each waited
+    // the others' round trips, so under load (probes, load balancers and dashboards asking /health at once)
+    // the last ones timed out and a healthy database answered 503.
+    this.running ??= this.freshState().finally(() => {
+      this.running = undefined
+    })
+    return this.running
+  }
+
+  private async freshState(): Promise<DatabaseState> {
     const first = await this.attempt()
     return first === 'connection-lost' ? toState(await this.attempt()) : first
   }

@@ -1,9 +1,11 @@
 /**
  * The readiness probe (db/health-probe.ts) against a real server: a server that answers but refuses writes
  * (a standby, a demoted primary) is not ready, and the probe connects again on its next check, so it sees
- * the writable primary as soon as the address leads there (issue 38).
+ * the writable primary as soon as the address leads there (issue 38); checks asked at once share one round trip,
+ * so a slow database does not turn a crowd of /health requests into 503s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFaultProxy } from '../../support/fault-proxy.js'
 import { HealthProbe } from '../../../src/platform/postgres/health-probe.js'
 import {
   createTestDatabase,
@@ -42,6 +44,28 @@ describe('HealthProbe', () => {
       expect(await nowhere.state()).toBe('unreachable')
     } finally {
       await nowhere.close()
+    }
+  })
+
+  it('answers checks asked at once from one round trip, so a slow database does not time the later ones out', async () => {
+    // 200 ms each way: a round trip on the probe's one connection takes about 400 ms, so ten checks queued on
+    // it one after the other would pass the probe's 2 s timeout.
+    const connection = databaseConnection(database)
+    const proxy = await startFaultProxy({ host: connection.host ?? '127.0.0.1', port: Number(connection.port) })
+    const slow = new HealthProbe({ ...connection, host: '127.0.0.1', port: proxy.port })
+    try {
+      expect(await slow.state()).toBe('writable')
+      proxy.setDelayMs(200)
+      const states = await Promise.all(Array.from({ length: 10 }, () => slow.state()))
+      expect(states).toEqual(Array.from({ length: 10 }, () => 'writable'))
+      // A check asked after those ended makes a round trip of its own: no stale answer is kept.
+      proxy.setDelayMs(0)
+      await setDatabaseReadOnly(database, true)
+      expect(await slow.state()).toBe('read-only')
+    } finally {
+      await setDatabaseReadOnly(database, false)
+      await slow.close()
+      await proxy.close()
     }
   })
 })
