@@ -40,6 +40,9 @@ function runTool(command: string, args: string[], input?: string): Promise<ToolR
       ),
     )
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
+    // A tool that fails at once (no D-Bus session, no keyring) exits before reading stdin; the write then fails
+    // with EPIPE, and its exit code, read on 'close', is the answer that matters.
+    child.stdin.on('error', () => undefined)
     child.stdin.end(input ?? '')
   })
 }
