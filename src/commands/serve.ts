@@ -4,6 +4,7 @@ import { resolveBrokerConfig } from '../broker/config/resolve.js'
 import { ConfigError } from '../platform/config/config-error.js'
 import { effectiveConfigLines } from '../broker/config/effective-lines.js'
 import { serveBroker } from '../broker/server.js'
+import { SERVE_LOG_LEVELS, SERVE_MAX_PORT, SERVE_VALUE_FLAGS } from '../broker/config/serve-flags.js'
 import { BROKER_VERSION } from '../broker/version.js'
 import { BaseCommand } from '../cli/base-command.js'
 import { UserError } from '../cli/errors.js'
@@ -21,14 +22,11 @@ export default class Serve extends BaseCommand {
   ]
 
   static override flags = {
-    port: Flags.integer({ description: 'HTTP port (overrides PORT)', min: 0, max: 65535 }),
-    host: Flags.string({ description: 'bind address (overrides HOST)' }),
-    'log-level': Flags.string({
-      description: 'log level (overrides LOG_LEVEL)',
-      options: ['trace', 'debug', 'info', 'warn', 'error'],
-    }),
-    'env-file': Flags.string({ description: 'KEY=VALUE file read before defaults; never overrides the environment' }),
-    'data-dir': Flags.string({ description: 'embedded PostgreSQL data directory (overrides QUEEN_DATA_DIR)' }),
+    port: Flags.integer({ description: SERVE_VALUE_FLAGS.port, min: 0, max: SERVE_MAX_PORT }),
+    host: Flags.string({ description: SERVE_VALUE_FLAGS.host }),
+    'log-level': Flags.string({ description: SERVE_VALUE_FLAGS['log-level'], options: [...SERVE_LOG_LEVELS] }),
+    'env-file': Flags.string({ description: SERVE_VALUE_FLAGS['env-file'] }),
+    'data-dir': Flags.string({ description: SERVE_VALUE_FLAGS['data-dir'] }),
     'print-config': Flags.boolean({ description: 'print the effective configuration and exit', default: false }),
   }
 
