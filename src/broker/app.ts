@@ -15,7 +15,6 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
-import { authenticate } from './auth/hook.js'
 import type { BrokerConfig } from './config/broker-config.js'
 import { BrokerError, validationError } from './errors.js'
 import { installBodyParsing } from './http/body-parsing.js'
@@ -53,7 +52,6 @@ import { registerStreamQueriesRoute } from './http/routes/stream-queries.js'
 import { registerTraceRoutes } from './http/routes/traces.js'
 import { MAX_POP_TIMEOUT_MS } from './http/validation/pop-query.js'
 import { registerTransactionRoutes } from './http/routes/transaction.js'
-import { tenancyGate } from './http/tenant.js'
 import { badlyEncodedParameter } from './http/validation/query.js'
 import { BUILT_DASHBOARD_DIR, loadDashboardFiles } from './http/dashboard-files.js'
 import { registerDashboardRoutes, sendDashboardFile } from './http/routes/dashboard.js'
@@ -162,7 +160,7 @@ function routerError(error: FastifyError, request: FastifyRequest, reply: Fastif
   void reply.code(500).send({ error: 'internal error', code: 'QUEEN_ERR_INTERNAL' })
 }
 
-function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void> {
+async function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void> {
   const services = app.broker
   installBodyParsing(app)
   // The web dashboard (docs/dashboard.md): its build is listed once, here; a missing build is logged, not fatal.
@@ -181,7 +179,8 @@ function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void>
     reply.header('X-Request-Id', request.id)
   })
   // JWT (docs/operations.md, "Authentication"): 401/403 before anything reads the request; sets request.identity.
-  app.addHook('onRequest', authenticate)
+  // Without JWT_ENABLED the hook is neither loaded nor run (issue 39, part 2: an off part loads none of its modules).
+  if (app.auth.verifier !== undefined) app.addHook('onRequest', (await import('./auth/hook.js')).authenticate)
   // Query text that is not valid percent-encoding is a 400 naming the parameter (docs/http-api.md, "Query and path
   // parameters").
   app.addHook('onRequest', (request) => {
@@ -189,8 +188,11 @@ function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void>
     if (parameter === undefined) return Promise.resolve()
     return Promise.reject(validationError(`${parameter}: not valid percent-encoded UTF-8`))
   })
-  // Tenancy (docs/operations.md, "Tenancy"): tenant routes need the header, operator-only routes refuse it.
-  app.addHook('onRequest', tenancyGate)
+  // Tenancy (docs/operations.md, "Tenancy"): tenant routes need the header, operator-only routes refuse it. A
+  // single-tenant broker neither loads the gate nor runs it.
+  if (services.config.tenancy.header !== undefined) {
+    app.addHook('onRequest', (await import('./http/tenancy-gate.js')).tenancyGate)
+  }
   // While draining, every answer closes its connection so the listener can finish (docs/operations.md, "Shutdown").
   app.addHook('onSend', async (_request, reply) => {
     if (services.state.phase === 'draining') void reply.header('Connection', 'close')
@@ -266,7 +268,6 @@ function httpPart(app: FastifyInstance, options: HttpPartOptions): Promise<void>
   registerPostgresStatsRoute(app)
   registerMetricsRoutes(app)
   if (dashboard !== undefined) registerDashboardRoutes(app, dashboard)
-  return Promise.resolve()
 }
 
 /** The HTTP part: registered last, after the parts whose state the routes read. */

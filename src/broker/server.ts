@@ -15,7 +15,7 @@ import { createLogger } from '../platform/log/logger.js'
 import { BootError } from './parts/boot-error.js'
 import { preloadPg } from './parts/pg-preload.js'
 import type { BrokerServices } from './services.js'
-import { meshBootProblems } from './mesh/peers.js'
+import { meshWanted } from './mesh/mesh-wanted.js'
 import { BROKER_VERSION } from './version.js'
 
 export { BootError } from './parts/boot-error.js'
@@ -35,8 +35,11 @@ export interface RunningBroker {
  * its Cloudflare probe (parts/pg-preload.ts): this module imports nothing that imports pg.
  */
 export async function startBroker(config: BrokerConfig, log: Logger): Promise<RunningBroker> {
-  const refused = meshBootProblems(config)
-  if (refused.length > 0) throw new BootError(refused.join('\n'), 1)
+  // Mesh settings that stop the boot stop it before the database starts; without a mesh its modules stay unloaded.
+  if (meshWanted(config)) {
+    const refused = (await import('./mesh/peers.js')).meshBootProblems(config)
+    if (refused.length > 0) throw new BootError(refused.join('\n'), 1)
+  }
   await preloadPg()
   const { buildBroker, closeBroker } = await import('./broker.js')
   const app = await buildBroker(config, { log })

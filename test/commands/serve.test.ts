@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { chmod, rm, writeFile } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -75,6 +76,57 @@ function pgrep(text: string): Promise<number[]> {
       else resolve(stdout.split('\n').filter(Boolean).map(Number))
     })
   })
+}
+
+/** What a `serve` started by bin/run.js has loaded once it listens. */
+interface LoadedAtBoot {
+  /** Any oclif module (CommonJS). */
+  oclif: boolean
+  /** Node's bundled fetch (undici). */
+  undici: boolean
+  /** The URL of every ES module loaded, ours and libraries', as a module hook saw them. */
+  modules: string[]
+}
+
+/**
+ * Runs bin/run.js with `args` in a script that registers a module hook first, lists what it loaded once the
+ * broker listens, and exits.
+ */
+async function loadedAtBoot(args: string[], env: Record<string, string>): Promise<LoadedAtBoot> {
+  const list = path.join(await tempDir('queen-modules-'), 'modules.txt')
+  const hook = `import { appendFileSync } from 'node:fs'
+    export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context) }`
+  const script = `
+    import { createRequire, register } from 'node:module'
+    import { readFileSync } from 'node:fs'
+    register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}))
+    process.argv = [process.argv[0], 'bin/run.js', ...${JSON.stringify(args)}]
+    await import('./bin/run.js')
+    const required = Object.keys(createRequire(import.meta.url).cache)
+    const oclif = required.some((file) => file.includes('@oclif'))
+    const undici = process.moduleLoadList.some((name) => name.includes('internal/deps/undici'))
+    const modules = [...required, ...readFileSync(${JSON.stringify(list)}, 'utf8').split('\\n').filter(Boolean)]
+    console.log('MODULES ' + JSON.stringify({ oclif, undici, modules }))
+    process.exit(0)
+  `
+  const node = startNodeScript(script, env)
+  try {
+    const exit = await node.exited(30_000)
+    expect(exit.code, node.stderr()).toBe(0)
+    expect(node.stdout()).toMatch(/\blistening\b.*\bhttp=/)
+    return JSON.parse(/MODULES (.*)/.exec(node.stdout())?.[1] ?? 'null') as LoadedAtBoot
+  } finally {
+    await node.kill()
+  }
+}
+
+/** A TCP port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 describe('queenctl serve on an external PostgreSQL', () => {
@@ -264,27 +316,10 @@ describe('queenctl serve on an external PostgreSQL', () => {
     const database = await createTestDatabase('serve_no_oclif')
     try {
       await withSpoolDir(async (spool) => {
-        // bin/run.js in a script that then lists the CommonJS modules loaded (oclif is one).
+        const env = { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: spool }
         const served = async (args: string[]) => {
-          const script = `
-            import { createRequire } from 'node:module'
-            process.argv = [process.argv[0], 'bin/run.js', ...${JSON.stringify(args)}]
-            await import('./bin/run.js')
-            const loaded = Object.keys(createRequire(import.meta.url).cache)
-            const undici = process.moduleLoadList.some((name) => name.includes('internal/deps/undici'))
-            console.log('MODULES ' + JSON.stringify({ oclif: loaded.some((file) => file.includes('@oclif')), undici }))
-            process.exit(0)
-          `
-          const env = { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: spool }
-          const node = startNodeScript(script, env)
-          try {
-            const exit = await node.exited(30_000)
-            expect(exit.code, node.stderr()).toBe(0)
-            expect(node.stdout()).toMatch(/\blistening\b.*\bhttp=/)
-            return JSON.parse(/MODULES (.*)/.exec(node.stdout())?.[1] ?? 'null') as { oclif: boolean; undici: boolean }
-          } finally {
-            await node.kill()
-          }
+          const { oclif, undici } = await loadedAtBoot(args, env)
+          return { oclif, undici }
         }
         // Neither loads Node's bundled fetch (undici), which pg's Cloudflare probe would (parts/pg-preload.ts).
         expect(await served(['serve'])).toEqual({ oclif: false, undici: false })
@@ -297,6 +332,42 @@ describe('queenctl serve on an external PostgreSQL', () => {
         expect(refused.stdout).not.toMatch(/\blistening\b/)
         expect(refused.stderr).toMatch(/--log-level/)
         expect(refused.stderr).toMatch(/loud/)
+      })
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+
+  it('loads no module of JWT, tenancy or the mesh while they are off, and loads them once they are on (issue 39)', async () => {
+    const database = await createTestDatabase('serve_off_parts')
+    // The modules each part loads only when it is on; jose is JWT's library.
+    const partModules = [
+      'dist/broker/auth/hook.js',
+      'dist/broker/auth/route-classes.js',
+      'dist/broker/auth/roles.js',
+      'dist/broker/auth/verify.js',
+      'dist/broker/auth/keys.js',
+      'dist/broker/http/tenancy-gate.js',
+      'dist/broker/mesh/peers.js',
+      'dist/broker/mesh/mesh.js',
+      'node_modules/jose/',
+    ]
+    const present = (modules: string[]) => partModules.filter((part) => modules.some((url) => url.includes(part)))
+    try {
+      await withSpoolDir(async (spool) => {
+        const env = { ...pgEnv(database), PORT: '0', HOST: '127.0.0.1', FILE_BUFFER_DIR: spool }
+        const off = await loadedAtBoot(['serve'], env)
+        expect(off.modules.some((url) => url.includes('dist/broker/app.js'))).toBe(true)
+        expect(present(off.modules)).toEqual([])
+        const on = await loadedAtBoot(['serve'], {
+          ...env,
+          JWT_ENABLED: 'true',
+          JWT_SECRET: 'a-secret-of-at-least-thirty-two-characters!',
+          QUEEN_TENANCY_HEADER: 'X-Queen-Tenant',
+          QUEEN_MESH_PORT: String(await freePort()),
+          QUEEN_MESH_PEERS: `127.0.0.1:${await freePort()}`,
+        })
+        expect(present(on.modules)).toEqual(partModules)
       })
     } finally {
       await dropDatabase(database)

@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net'
 import type { BrokerConfig } from '../config/broker-config.js'
+import { meshWanted } from './mesh-wanted.js'
 
 /** One configured peer. */
 export interface PeerAddress {
@@ -64,14 +65,6 @@ export function isLoopbackHost(host: string): boolean {
   if (name === 'localhost' || name.endsWith('.localhost')) return true
   if (isIP(name) === 4) return name.startsWith('127.')
   return name === '::1' || name === '0:0:0:0:0:0:0:1' || name === '::ffff:127.0.0.1'
-}
-
-/**
- * Whether the mesh runs at all (docs/operations.md, "When the mesh runs"): peers configured and `QUEEN_SYNC_ENABLED`
- * not false.
- */
-export function meshWanted(config: Pick<BrokerConfig, 'mesh'>): boolean {
-  return config.mesh.enabled && config.mesh.peers.length > 0
 }
 
 /** The settings that stop the boot: unparsable peers, open mode off loopback. Empty when the mesh can run. */

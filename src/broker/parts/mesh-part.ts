@@ -3,7 +3,7 @@
  * the mesh to the paths this broker's hints take and applies the hints peers send; without peers it binds
  * nothing and dials nothing. Either way it logs the `mesh` boot line. Decorates `app.mesh` (undefined
  * without peers). Registered after the engines (hints need the waiters, flags and registry). The mesh
- * module is imported only with peers: a broker without them never loads it (issue 22, broker memory).
+ * modules (peers.ts, mesh.ts) are imported only with peers: a broker without them never loads it (issue 22, broker memory).
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
@@ -11,7 +11,7 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/broker-config.js'
 import type { Mesh, MeshTiming, PeerStats } from '../mesh/mesh.js'
-import { meshBootProblems, meshWanted, parsePeers } from '../mesh/peers.js'
+import { meshWanted } from '../mesh/mesh-wanted.js'
 import type { BrokerServices } from '../services.js'
 import { BROKER_VERSION } from '../version.js'
 import { BootError } from './boot-error.js'
@@ -38,6 +38,7 @@ async function meshPart(app: FastifyInstance, { config, log, timing }: MeshPartO
     log.info({ peers: 0, auth, listening: 'no', server_id: config.serverId }, 'mesh')
     return
   }
+  const { meshBootProblems, parsePeers } = await import('../mesh/peers.js')
   const problems = meshBootProblems(config)
   if (problems.length > 0) throw new BootError(problems.join('\n'), 1)
   const services = app.broker
