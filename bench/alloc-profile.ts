@@ -8,7 +8,7 @@
  * (8 consumers, pop 100 over up to 16 partitions + ack batch). Each scenario warms up for 3 s, then runs
  * `--seconds` unsampled (the broker's CPU and its GC pauses from /metrics/prometheus), then `--seconds`
  * under the sampling heap profiler (bytes allocated, by origin and by function). Prints tables for
- * bench/README.md, "Where the broker's memory goes".
+ * bench/README.md, "Where the broker's memory goes (issue 39)".
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
