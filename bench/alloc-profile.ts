@@ -14,6 +14,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { ensureBuilt, REPO_ROOT, startBrokerProcess } from './broker-process.js'
 import { positiveIntOption } from './cli-options.js'
+import { closedLoop, HttpClient, type HttpAnswer } from './load.js'
 import { processCpuSeconds, sleep } from './measure.js'
 import { startBenchPostgres } from './postgres.js'
 
@@ -24,6 +25,7 @@ const PARTITIONS = 16
 const log = (line: string) => process.stderr.write(`alloc-profile: ${line}\n`)
 
 type ScenarioName = 'push of 1' | 'push of 100' | 'drain'
+const CLIENTS: Record<ScenarioName, number> = { 'push of 1': 16, 'push of 100': 8, drain: 8 }
 interface Done {
   requests: number
   messages: number
@@ -36,24 +38,21 @@ interface ProfileNode {
   children: ProfileNode[]
 }
 
-async function expectOk(response: Response, what: string): Promise<unknown> {
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text}`)
-  return text === '' ? undefined : JSON.parse(text)
+/** The answer's body; anything but a 2xx is an error naming the request. */
+function expectOk(answer: HttpAnswer, what: string): unknown {
+  if (answer.status < 200 || answer.status >= 300) {
+    throw new Error(`${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`)
+  }
+  return answer.body
 }
 
-async function push(url: string, queue: string, count: number, seq: number): Promise<void> {
+async function push(http: HttpClient, queue: string, count: number, seq: number): Promise<void> {
   const items = Array.from({ length: count }, (_, n) => ({
     queue,
     partition: `p${(seq + n) % PARTITIONS}`,
     payload: { n, text: 'x'.repeat(100) },
   }))
-  const response = await fetch(`${url}/api/v1/push`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ items }),
-  })
-  await expectOk(response, 'push')
+  expectOk(await http.request('POST', '/api/v1/push', { items }), 'push')
 }
 
 interface Popped {
@@ -63,11 +62,9 @@ interface Popped {
 }
 
 /** One pop of up to 100 and the ack of what it gave; the number of messages. */
-async function popAndAck(url: string, queue: string): Promise<number> {
-  const answer = (await expectOk(
-    await fetch(`${url}/api/v1/pop/queue/${queue}?batch=100&partitions=${PARTITIONS}&wait=false`),
-    'pop',
-  )) as { messages?: Popped[] } | undefined
+async function popAndAck(http: HttpClient, queue: string): Promise<number> {
+  const path = `/api/v1/pop/queue/${queue}?batch=100&partitions=${PARTITIONS}&wait=false`
+  const answer = expectOk(await http.request('GET', path), 'pop') as { messages?: Popped[] } | undefined
   const messages = answer?.messages ?? []
   if (messages.length === 0) return 0
   const acknowledgments = messages.map(({ transactionId, partitionId, leaseId }) => ({
@@ -76,35 +73,31 @@ async function popAndAck(url: string, queue: string): Promise<number> {
     leaseId,
     status: 'completed',
   }))
-  const response = await fetch(`${url}/api/v1/ack/batch`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ acknowledgments }),
-  })
-  await expectOk(response, 'ack')
+  expectOk(await http.request('POST', '/api/v1/ack/batch', { acknowledgments }), 'ack')
   return messages.length
 }
 
-/** Runs a scenario's clients for `seconds`; counts requests and messages. */
-async function run(url: string, scenario: ScenarioName, seconds: number): Promise<Done> {
+/** Runs a scenario's closed-loop clients for `seconds`; counts requests and messages. */
+async function run(http: HttpClient, scenario: ScenarioName, seconds: number): Promise<Done> {
   const done: Done = { requests: 0, messages: 0 }
   const end = Date.now() + seconds * 1000
   let seq = 0
-  const client = async () => {
-    while (Date.now() < end) {
+  await closedLoop(
+    CLIENTS[scenario],
+    () => Date.now() < end,
+    async () => {
       if (scenario === 'drain') {
-        const got = await popAndAck(url, 'alloc-100')
+        const got = await popAndAck(http, 'alloc-100')
         done.requests += got > 0 ? 2 : 1
         done.messages += got
       } else {
         const count = scenario === 'push of 1' ? 1 : 100
-        await push(url, count === 1 ? 'alloc-1' : 'alloc-100', count, seq++)
+        await push(http, count === 1 ? 'alloc-1' : 'alloc-100', count, seq++)
         done.requests += 1
         done.messages += count
       }
-    }
-  }
-  await Promise.all(Array.from({ length: scenario === 'push of 1' ? 16 : 8 }, client))
+    },
+  )
   return done
 }
 
@@ -173,6 +166,7 @@ async function main(): Promise<void> {
   const pg = await startBenchPostgres(log)
   const outDir = await mkdtemp('/tmp/queenctl-alloc-')
   let broker: Awaited<ReturnType<typeof startBrokerProcess>> | undefined
+  let http: HttpClient | undefined
   try {
     broker = await startBrokerProcess(pg, {
       extraEnv: {
@@ -180,6 +174,7 @@ async function main(): Promise<void> {
         BENCH_ALLOC_OUT: path.join(outDir, 'profile'),
       },
     })
+    http = new HttpClient(broker.url, Math.max(...Object.values(CLIENTS)))
     const gcRows: string[] = []
     const allocRows: string[] = []
     const topRows: string[] = []
@@ -187,12 +182,12 @@ async function main(): Promise<void> {
     for (const scenario of ['push of 1', 'push of 100', 'drain'] as const) {
       log(`${scenario}: warm-up, then ${SECONDS} s unsampled and ${SECONDS} s sampled`)
       // The drain's queue is the push of 100's; top it up so the sampled window cannot run dry.
-      if (scenario === 'drain') await run(broker.url, 'push of 100', SECONDS * 2)
-      await run(broker.url, scenario, WARM_UP_SECONDS)
+      if (scenario === 'drain') await run(http, 'push of 100', SECONDS * 2)
+      await run(http, scenario, WARM_UP_SECONDS)
 
       const gcBefore = await gcSeconds(broker.url)
       const cpuBefore = processCpuSeconds(broker.pid) ?? 0
-      const plain = await run(broker.url, scenario, SECONDS)
+      const plain = await run(http, scenario, SECONDS)
       const cpu = (processCpuSeconds(broker.pid) ?? 0) - cpuBefore
       const gcAfter = await gcSeconds(broker.url)
       const gc = (kind: string) => (gcAfter.get(kind) ?? 0) - (gcBefore.get(kind) ?? 0)
@@ -204,7 +199,7 @@ async function main(): Promise<void> {
 
       process.kill(broker.pid, 'SIGUSR2')
       await sleep(300)
-      const sampled = await run(broker.url, scenario, SECONDS)
+      const sampled = await run(http, scenario, SECONDS)
       process.kill(broker.pid, 'SIGUSR2')
       const profile = allocations(await readProfile(path.join(outDir, `profile.${++profiles}`)))
       const origins = [...profile.byOrigin].sort((a, b) => b[1] - a[1]).slice(0, 5)
@@ -236,6 +231,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     )
   } finally {
+    await http?.close()
     await broker?.stop()
     await pg.stop()
     await rm(outDir, { recursive: true, force: true })

@@ -3,7 +3,7 @@
  * the mesh to the paths this broker's hints take and applies the hints peers send; without peers it binds
  * nothing and dials nothing. Either way it logs the `mesh` boot line. Decorates `app.mesh` (undefined
  * without peers). Registered after the engines (hints need the waiters, flags and registry). The mesh
- * modules (peers.ts, mesh.ts) are imported only with peers: a broker without them never loads it (issue 22, broker memory).
+ * modules (peers.ts, mesh.ts) are imported only with peers: a broker without them never loads them (issue 22, broker memory).
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
