@@ -107,6 +107,37 @@ describe('GET /api/v1/pop/queue/:queue', () => {
     }
   })
 
+  it('returns a batch of thousands whole and in order, multi-byte characters and partition changes included', async () => {
+    // Large answers are turned into bytes in pieces (pop-envelope.ts): no message may be cut, doubled or re-encoded
+    // where one piece ends, wherever that falls among multi-byte characters or between partitions.
+    const texts = ['plain', 'ünïcødé', '😀 emoji', '"quoted" \\ \u2028', '日本語テキスト']
+    for (const [index, partition] of ['a', 'b ü'].entries()) {
+      const items = Array.from({ length: 700 }, (_, n) => ({
+        queue: 'pop-large',
+        partition,
+        transactionId: `tx-${partition}-${n}-${texts[n % texts.length]}`,
+        payload: { n: index * 1000 + n, text: texts[n % texts.length]!.repeat((n % 7) + 1) },
+      }))
+      await push(broker, items)
+    }
+    const body = await pop(broker, 'pop-large', { batch: 1400, partitions: 2 })
+    expect(body.partitionsClaimed).toBe(2)
+    expect(body.messages).toHaveLength(1400)
+    const first = body.messages[0].partition as string
+    const expected = [first, first === 'a' ? 'b ü' : 'a'].flatMap((partition) => {
+      const index = partition === 'a' ? 0 : 1
+      return Array.from({ length: 700 }, (_, n) => ({
+        partition,
+        transactionId: `tx-${partition}-${n}-${texts[n % texts.length]}`,
+        data: { n: index * 1000 + n, text: texts[n % texts.length]!.repeat((n % 7) + 1) },
+      }))
+    })
+    expect(
+      body.messages.map((m: any) => ({ partition: m.partition, transactionId: m.transactionId, data: m.data })),
+    ).toEqual(expected)
+    expect(new Set(body.messages.map((m: any) => m.leaseId))).toEqual(new Set([body.leaseId]))
+  })
+
   it('never returns more than batch messages, and a leased partition is skipped by the same group', async () => {
     await pushMany(broker, 'pop-batch', 'p', 5)
     const first = await pop(broker, 'pop-batch', { batch: 2 })

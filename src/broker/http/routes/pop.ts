@@ -41,7 +41,7 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
     })
   }
   // Sent as bytes: a string body would be joined to the headers and copied again on its way to the socket.
-  return reply.header('content-type', 'application/json; charset=utf-8').send(Buffer.from(body))
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body)
 }
 
 export function registerPopRoutes(app: FastifyInstance): void {
