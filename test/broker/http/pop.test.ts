@@ -120,7 +120,11 @@ describe('GET /api/v1/pop/queue/:queue', () => {
       }))
       await push(broker, items)
     }
-    const body = await pop(broker, 'pop-large', { batch: 1400, partitions: 2 })
+    const answer = await http(broker, 'GET', '/api/v1/pop/queue/pop-large?batch=1400&partitions=2')
+    // docs/http-api.md, "Pop answer": written as the connection takes it, so no length is known up front.
+    expect(answer.headers.get('transfer-encoding')).toBe('chunked')
+    expect(answer.headers.get('content-length')).toBeNull()
+    const body = answer.body
     expect(body.partitionsClaimed).toBe(2)
     expect(body.messages).toHaveLength(1400)
     const first = body.messages[0].partition as string
@@ -136,6 +140,11 @@ describe('GET /api/v1/pop/queue/:queue', () => {
       body.messages.map((m: any) => ({ partition: m.partition, transactionId: m.transactionId, data: m.data })),
     ).toEqual(expected)
     expect(new Set(body.messages.map((m: any) => m.leaseId))).toEqual(new Set([body.leaseId]))
+    await ackBatch(broker, body.messages)
+    await pushMany(broker, 'pop-large', 'a', 256, 5000)
+    const small = await http(broker, 'GET', '/api/v1/pop/queue/pop-large?batch=1000')
+    expect(small.body.messages).toHaveLength(256)
+    expect(Number(small.headers.get('content-length'))).toBeGreaterThan(256 * 100)
   })
 
   it('never returns more than batch messages, and a leased partition is skipped by the same group', async () => {

@@ -3,16 +3,20 @@
  * PopOutcome}, one of the shapes of src/wire/pop.ts. The messages answer is written as text for speed; the pop route's
  * test checks its keys against those types.
  */
+import { Readable } from 'node:stream'
 import type { PopOutcome, PoppedMessage, PopRequest } from '../../engine/pop-engine.js'
 import type { PopEmptyAnswer, PopRefusedAnswer, PopWindowBufferAnswer } from '../../../wire/index.js'
 
-/** The bytes of a pop outcome's JSON body; `undefined` for a 204 (pop-maintenance). */
-export function popEnvelope(request: PopRequest, outcome: PopOutcome): Buffer | undefined {
-  const text = popEnvelopeText(request, outcome)
-  return typeof text === 'string' ? Buffer.from(text) : text
+/**
+ * A pop outcome's JSON body: its bytes, or for an answer of more than {@link MESSAGES_PER_PIECE} messages a stream that
+ * writes them piece by piece; `undefined` for a 204 (pop-maintenance).
+ */
+export function popEnvelope(request: PopRequest, outcome: PopOutcome): Buffer | Readable | undefined {
+  const body = popEnvelopeBody(request, outcome)
+  return typeof body === 'string' ? Buffer.from(body) : body
 }
 
-function popEnvelopeText(request: PopRequest, outcome: PopOutcome): string | Buffer | undefined {
+function popEnvelopeBody(request: PopRequest, outcome: PopOutcome): string | Buffer | Readable | undefined {
   switch (outcome.kind) {
     case 'paused':
       return undefined
@@ -39,8 +43,8 @@ function popEnvelopeText(request: PopRequest, outcome: PopOutcome): string | Buf
         messages: [],
         windowBufferActive: true,
       } satisfies PopWindowBufferAnswer)
-    case 'messages':
-      return messagesBody(
+    case 'messages': {
+      const pieces = answerPieces(
         `{"success":true,"queue":${JSON.stringify(outcome.queue)},"partition":${JSON.stringify(outcome.partition)},` +
           `"partitionId":${JSON.stringify(outcome.partitionId)},"leaseId":${JSON.stringify(outcome.leaseId)},` +
           `"consumerGroup":${JSON.stringify(outcome.group)},"messages":[`,
@@ -49,33 +53,40 @@ function popEnvelopeText(request: PopRequest, outcome: PopOutcome): string | Buf
         outcome.group,
         `],"partitionsClaimed":${outcome.partitionsClaimed}}`,
       )
+      return outcome.messages.length <= MESSAGES_PER_PIECE ? pieces.next().value! : Readable.from(pieces)
+    }
   }
 }
 
 /**
- * Messages whose JSON text becomes bytes together. A 5,000-message answer made bytes at once was first flattened into
- * one string of megabytes, which V8 keeps in its large-object space until the next full collection: four readers
- * popping such batches raised the broker's peak by 5-7 MB (bench/README.md, "Where the broker's memory goes (issue
- * 39)"). Pieces of 256 messages stay in the young generation and die at the next scavenge.
+ * Messages whose JSON text becomes bytes together, each piece made as the socket takes the one before. A 5,000-message
+ * answer made bytes at once was a string of megabytes in V8's large-object space and a buffer as large outside it,
+ * both held until a full collection: four readers popping such batches raised the broker's peak by 5-8 MB
+ * (bench/README.md, "Where the broker's memory goes (issue 39)"). Such an answer goes out in chunked encoding.
  */
 const MESSAGES_PER_PIECE = 256
 
 /**
- * A pop answer with its `messages[]` (docs/http-api.md, "Popped message"), as bytes, written directly: popped payloads
+ * A pop answer with its `messages[]` (docs/http-api.md, "Popped message"), as pieces of bytes, written directly: popped payloads
  * arrive as JSON text, and building an object per message only for JSON.stringify to walk it again was the largest
  * share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from PostgreSQL in
  * fixed formats that need no escaping; every other string goes through JSON.stringify. The fields that follow createdAt
  * are the same for every message of a partition, so they are written once per partition (every piece appended is a
  * string the young generation must hold until the answer is sent).
  */
-function messagesBody(head: string, rows: PoppedMessage[], leaseId: string, group: string, end: string): Buffer {
+function* answerPieces(
+  head: string,
+  rows: PoppedMessage[],
+  leaseId: string,
+  group: string,
+  end: string,
+): Generator<Buffer, undefined> {
   const groupJson = JSON.stringify(group)
   // undefined before the first row, so its fields are always written.
   let partitionId: string | null | undefined
   let queue: string | undefined
   let tail = ''
   let text = head
-  const pieces: Buffer[] = []
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index]!
     if (row.partition_id !== partitionId || row.queue !== queue) {
@@ -100,11 +111,11 @@ function messagesBody(head: string, rows: PoppedMessage[], leaseId: string, grou
       tail +
       (row.retry_count ?? 0) +
       '}'
-    if ((index + 1) % MESSAGES_PER_PIECE === 0) {
-      pieces.push(Buffer.from(text))
+    if ((index + 1) % MESSAGES_PER_PIECE === 0 && index + 1 < rows.length) {
+      yield Buffer.from(text)
       text = ''
     }
   }
-  pieces.push(Buffer.from(text + end))
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
+  yield Buffer.from(text + end)
+  return undefined
 }

@@ -40,7 +40,8 @@ async function handlePop(app: FastifyInstance, request: FastifyRequest, reply: F
       if (!reply.raw.writableFinished) release()
     })
   }
-  // Sent as bytes: a string body would be joined to the headers and copied again on its way to the socket.
+  // Sent as bytes, as a string body would be joined to the headers and copied again on its way to the socket; a large
+  // answer as a stream of them (pop-envelope.ts).
   return reply.header('content-type', 'application/json; charset=utf-8').send(body)
 }
 
