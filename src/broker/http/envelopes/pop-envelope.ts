@@ -1,7 +1,7 @@
 /**
- * The pop answer on the wire (docs/http-api.md, "Popped message" and "Pop answer"): the JSON text of each {@link
- * PopOutcome}, one of the shapes of src/wire/pop.ts. The messages answer is written as text for speed; the pop route's
- * test checks its keys against those types.
+ * The pop answer on the wire (docs/http-api.md, "Popped message" and "Pop answer"): the JSON bytes of each {@link
+ * PopOutcome}, one of the shapes of src/wire/pop.ts. The messages answer is written directly as text for speed; the pop
+ * route's test checks its keys against those types.
  */
 import { Readable } from 'node:stream'
 import type { PopOutcome, PoppedMessage, PopRequest } from '../../engine/pop-engine.js'
@@ -12,18 +12,13 @@ import type { PopEmptyAnswer, PopRefusedAnswer, PopWindowBufferAnswer } from '..
  * writes them piece by piece; `undefined` for a 204 (pop-maintenance).
  */
 export function popEnvelope(request: PopRequest, outcome: PopOutcome): Buffer | Readable | undefined {
-  const body = popEnvelopeBody(request, outcome)
-  return typeof body === 'string' ? Buffer.from(body) : body
-}
-
-function popEnvelopeBody(request: PopRequest, outcome: PopOutcome): string | Buffer | Readable | undefined {
   switch (outcome.kind) {
     case 'paused':
       return undefined
     case 'refused':
-      return JSON.stringify({ success: false, error: outcome.error, messages: [] } satisfies PopRefusedAnswer)
+      return jsonBytes({ success: false, error: outcome.error, messages: [] } satisfies PopRefusedAnswer)
     case 'empty':
-      return JSON.stringify({
+      return jsonBytes({
         success: true,
         queue: request.queue,
         partition: request.partition ?? '',
@@ -33,7 +28,7 @@ function popEnvelopeBody(request: PopRequest, outcome: PopOutcome): string | Buf
         messages: [],
       } satisfies PopEmptyAnswer)
     case 'windowBuffer':
-      return JSON.stringify({
+      return jsonBytes({
         success: true,
         queue: request.queue,
         partition: outcome.partition,
@@ -58,6 +53,8 @@ function popEnvelopeBody(request: PopRequest, outcome: PopOutcome): string | Buf
   }
 }
 
+const jsonBytes = (answer: object): Buffer => Buffer.from(JSON.stringify(answer))
+
 /**
  * Messages whose JSON text becomes bytes together, each piece made as the socket takes the one before. A 5,000-message
  * answer made bytes at once was a string of megabytes in V8's large-object space and a buffer as large outside it,
@@ -67,12 +64,12 @@ function popEnvelopeBody(request: PopRequest, outcome: PopOutcome): string | Buf
 const MESSAGES_PER_PIECE = 256
 
 /**
- * A pop answer with its `messages[]` (docs/http-api.md, "Popped message"), as pieces of bytes, written directly: popped payloads
- * arrive as JSON text, and building an object per message only for JSON.stringify to walk it again was the largest
- * share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from PostgreSQL in
+ * A pop answer with its `messages[]` (docs/http-api.md, "Popped message"), as pieces of bytes, written directly: popped
+ * payloads arrive as JSON text, and building an object per message only for JSON.stringify to walk it again was the
+ * largest share of the broker's CPU in a drain after garbage collection. Ids, lease ids and timestamps come from PostgreSQL in
  * fixed formats that need no escaping; every other string goes through JSON.stringify. The fields that follow createdAt
  * are the same for every message of a partition, so they are written once per partition (every piece appended is a
- * string the young generation must hold until the answer is sent).
+ * string the young generation must hold until its piece becomes bytes).
  */
 function* answerPieces(
   head: string,
